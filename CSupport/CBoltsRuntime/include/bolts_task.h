@@ -1,0 +1,106 @@
+#ifndef BOLTS_TASK_H
+#define BOLTS_TASK_H
+/**
+ * The task state machine.
+ *
+ * One atomic word per task, `state`:
+ *
+ *   | value                          | meaning                                         |
+ *   |--------------------------------|-------------------------------------------------|
+ *   | head pointer (maybe NULL) | 0  | pending; `head` is the newest waiting job        |
+ *   | head pointer (maybe NULL) | 1  | pending and CLAIMED: one completer owns the      |
+ *   |                                |   outcome fields; jobs may still be pushed       |
+ *   | BOLTS_STATE_DONE (2)           | complete; the outcome fields are immutable       |
+ *
+ * Job records are 8-byte aligned, so the two low bits are free for the tags.
+ *
+ * Transitions:
+ *   add      pending|claimed → same tag, head = job  (CAS, release: publishes job->next)
+ *            DONE → run the job now (acquire load, pairs with `publish`'s release)
+ *   claim    pending(0) → claimed(1)                  (CAS, acquire+release; fails if claimed or done)
+ *   publish  claimed → DONE, returns the whole stack  (exchange, acq_rel: release makes the
+ *            outcome visible to every later acquire; acquire makes the pushed jobs visible)
+ *
+ * Why this detects a push racing completion: the push is a CAS on the same word that
+ * `publish` exchanges. A push that lands before the exchange is in the returned stack;
+ * a push whose CAS fails because the word became DONE re-reads, sees DONE, and runs
+ * its job itself. No job can land after the exchange, so none is lost, and none is run
+ * twice. (liburcu's lfstack has no closed state, which is why the stack lives in the
+ * state word here instead.)
+ *
+ * The stack is LIFO; `publish` reverses it so jobs run in registration order.
+ *
+ * What may run concurrently: any number of `add`, `claim`, `state` and `wait` calls,
+ * from any threads, with each other and with one `publish`. `publish` must be called
+ * exactly once, by the thread whose `claim` succeeded. `destroy` must not race anything.
+ *
+ * The outcome payload (the value or the error) is owned by the layer above and is
+ * written by the claiming thread between `claim` and `publish`; `publish`'s release
+ * and the acquire in `bolts_task_state` make it visible.
+ */
+#include "bolts_job.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bolts_task bolts_task_t;
+
+/** Outcome kinds. Values are stable; `_Static_assert`ed in task.c. */
+typedef enum bolts_outcome {
+    BOLTS_PENDING = 0,
+    BOLTS_SUCCESS = 1,
+    BOLTS_ERROR = 2,
+    BOLTS_CANCELLED = 3,
+} bolts_outcome_t;
+
+/** Makes a pending task with no jobs. Never NULL (aborts on exhausted memory). */
+bolts_task_t *_Nonnull bolts_task_create(void);
+
+/** Makes a task that is already complete with `outcome` (no atomics needed later). */
+bolts_task_t *_Nonnull bolts_task_create_completed(bolts_outcome_t outcome);
+
+/** Frees a task. Every job pushed on it must have been run (the task is complete), or
+ *  the caller must know none is waiting. Must not race any other call on the task. */
+void bolts_task_destroy(bolts_task_t *_Nonnull task);
+
+/** The task's outcome, BOLTS_PENDING while not complete. Acquire: pairs with the
+ *  release in `bolts_task_publish`, so a non-pending answer makes the payload that the
+ *  completer wrote visible to the caller. */
+bolts_outcome_t bolts_task_state(const bolts_task_t *_Nonnull task);
+
+/** Tries to become the task's one completer. Returns true exactly once per task. */
+bool bolts_task_claim(bolts_task_t *_Nonnull task);
+
+/** Completes a claimed task with `outcome` and dispatches every waiting job, in the
+ *  order they were added, through the trampoline. Called once, by the claimer. */
+void bolts_task_publish(bolts_task_t *_Nonnull task, bolts_outcome_t outcome);
+
+/** Adds a job to run once the task completes; runs it now (through the trampoline) if
+ *  it already has. The caller sets job->fn, ->context and ->pool first. */
+void bolts_task_add(bolts_task_t *_Nonnull task, bolts_job_t *_Nonnull job);
+
+/** The job record embedded in the task, for the task's owner to wait on one other task
+ *  at a time (a continuation waits on its antecedent, then maybe on a returned task). */
+bolts_job_t *_Nonnull bolts_task_own_job(bolts_task_t *_Nonnull task);
+
+/** Blocks until the task completes or `timeout_ns` passes (negative: no limit).
+ *  Costs nothing until called: it pushes a waiter job and sleeps on a futex. Before
+ *  sleeping it drains this thread's trampoline queue, and tells the pool (if this is a
+ *  pool worker) that the worker is blocking. Returns true if the task is complete. */
+bool bolts_task_wait(bolts_task_t *_Nonnull task, int64_t timeout_ns);
+
+/** Marks the task's outcome as observed (relaxed: a diagnostic flag only). */
+void bolts_task_mark_observed(bolts_task_t *_Nonnull task);
+
+/** Whether `bolts_task_mark_observed` was called (relaxed). */
+bool bolts_task_observed(const bolts_task_t *_Nonnull task);
+
+/** Counters of the calling thread's trampoline, for tests: jobs deferred to the run
+ *  queue so far. */
+uint64_t bolts_trampoline_deferred_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
