@@ -1,0 +1,122 @@
+import CBoltsRuntime
+import Dispatch
+import Foundation
+
+/// Decides where a continuation (or any job) runs.
+///
+/// | executor | where the job runs |
+/// | --- | --- |
+/// | ``default`` | inline, on the thread that completed the antecedent (or that added the continuation to a completed task); the trampoline bounds the stack, so no thread hop is ever needed |
+/// | ``immediate`` | inline, like `.default`, also bounded by the trampoline |
+/// | ``mainThread`` | inline when already on the main thread, else enqueued on the main queue |
+/// | ``queue(_:)`` | asynchronously on a `DispatchQueue` |
+/// | ``operationQueue(_:)`` | as an operation on an `OperationQueue` |
+/// | ``closure(_:)`` | handed to a closure that must run it before returning |
+/// | ``escapingClosure(_:)`` | handed to a closure that runs it whenever it likes |
+/// | ``pool(_:)`` | on a ``ThreadPool`` worker; continuations are handed to the pool by the C core |
+/// | ``init(_:)`` | any other scheduler |
+public struct Executor: Sendable, CustomStringConvertible {
+    @usableFromInline
+    internal enum Kind: Sendable {
+        case inline
+        case mainThread
+        case queue(DispatchQueue)
+        case operationQueue(OperationQueue)
+        case closure(@Sendable (() -> Void) -> Void)
+        case escaping(@Sendable (@escaping @Sendable () -> Void) -> Void)
+        case pool(ThreadPool)
+    }
+
+    @usableFromInline
+    internal let kind: Kind
+
+    /// What ``description`` returns.
+    public let description: String
+
+    @usableFromInline
+    internal init(kind: Kind, description: String) {
+        self.kind = kind
+        self.description = description
+    }
+
+    /// An executor for any other scheduler: `schedule` receives each job and must run it
+    /// exactly once, on whatever thread it chooses.
+    public init(_ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.init(kind: .escaping(schedule), description: "Custom Executor")
+    }
+
+    /// Runs continuations inline on the thread that completes the antecedent. Deep chains
+    /// are safe: past ``trampolineInlineDepth`` nested completions, jobs go on the thread's
+    /// run queue and the outermost frame runs them in a loop, on the same thread.
+    public static let `default` = Executor(kind: .inline, description: "Default Executor")
+
+    /// Runs jobs inline, at once, on the calling thread (bounded by the trampoline).
+    public static let immediate = Executor(kind: .inline, description: "Immediate Executor")
+
+    /// Runs jobs on the main thread: inline if already there, else enqueued on the main
+    /// queue (which the program must serve). Nothing in Bolts defaults to it.
+    public static let mainThread = Executor(kind: .mainThread, description: "Main Thread Executor")
+
+    /// Runs jobs asynchronously on `queue`.
+    public static func queue(_ queue: DispatchQueue) -> Executor {
+        Executor(kind: .queue(queue), description: "Queue Executor: \(queue.label)")
+    }
+
+    /// Runs jobs as operations on `queue`.
+    public static func operationQueue(_ queue: OperationQueue) -> Executor {
+        Executor(kind: .operationQueue(queue), description: "OperationQueue Executor: \(queue.name ?? "unnamed")")
+    }
+
+    /// Hands each job to `closure`, which must run it before it returns.
+    public static func closure(_ closure: @escaping @Sendable (() -> Void) -> Void) -> Executor {
+        Executor(kind: .closure(closure), description: "Closure Executor")
+    }
+
+    /// Hands each job to `closure`, which may keep it and run it later (exactly once).
+    public static func escapingClosure(_ closure: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void)
+        -> Executor
+    {
+        Executor(kind: .escaping(closure), description: "Escaping Closure Executor")
+    }
+
+    /// Runs jobs on `pool`'s workers. Continuations are handed to the pool by the C core
+    /// directly, without a detour through a Swift closure.
+    public static func pool(_ pool: ThreadPool) -> Executor {
+        Executor(kind: .pool(pool), description: "ThreadPool Executor: \(pool.name)")
+    }
+
+    /// The number of nested synchronous completions that run inline on one thread before
+    /// the trampoline defers further ones to the thread's run queue (Bolts used 20 too).
+    public static let trampolineInlineDepth = Int(BOLTS_INLINE_DEPTH)
+
+    /// Runs `job` as this executor decides.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        switch kind {
+        case .inline: job()
+        case .mainThread:
+            if Thread.isMainThread { job() } else { DispatchQueue.main.async(execute: job) }
+        case .queue(let queue): queue.async(execute: job)
+        case .operationQueue(let queue): queue.addOperation(job)
+        case .closure(let closure): closure(job)
+        case .escaping(let schedule): schedule(job)
+        case .pool(let pool): pool.execute(job)
+        }
+    }
+
+    /// The pool that continuations should be handed to by the C core, if any.
+    @inlinable
+    internal var _cPool: OpaquePointer? {
+        if case .pool(let pool) = kind { return pool._pool }
+        return nil
+    }
+
+    /// Whether a job that is already on the right thread (inline kinds, or a pool job that
+    /// the C core has already moved to a worker) can run without scheduling.
+    @inlinable
+    internal var _runsInPlace: Bool {
+        switch kind {
+        case .inline, .pool: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CBoltsRuntime
+import Dispatch
+
+extension Task {
+    /// The token-carrying form of `_continue`: the returned task is cancelled at once when
+    /// `token` is cancelled before it ends, and `step` then never runs. The registration
+    /// is disposed as soon as the returned task ends, so a long-lived token does not grow.
+    @usableFromInline
+    internal func _continue<U>(
+        _ executor: Executor,
+        token: CancellationToken,
+        file: StaticString,
+        line: UInt,
+        _ step: @escaping @Sendable (Task<T>, Task<U>) -> Void
+    ) -> Task<U> {
+        if token.isCancellationRequested { return Task<U>.cancelledTask() }
+        let next = Task<U>(_pendingAt: file, line: line)
+        let registration = token.register { next._tryCancel() }
+        _whenComplete(next) { registration.dispose() }
+        if next.completed { return next }
+        next._await(self, on: executor._cPool) { [self] base in
+            let next = unsafeDowncast(base, to: Task<U>.self)
+            if next.completed { return }
+            let run: @Sendable () -> Void = {
+                if next.completed { return }
+                if token.isCancellationRequested {
+                    next._tryCancel()
+                    return
+                }
+                step(self, next)
+            }
+            if executor._runsInPlace { run() } else { executor.execute(run) }
+        }
+        return next
+    }
+
+    /// A task that ends as this one does, unless `seconds` pass first: then it fails with
+    /// ``TimeoutError`` and `source` (if given) is cancelled. Whichever side wins releases
+    /// the other: the timer is cancelled when this task ends first, and the returned task
+    /// holds no reference to this one.
+    public func timeout(
+        after seconds: Double,
+        cancelling source: CancellationTokenSource? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<T> {
+        precondition(seconds >= 0 && !seconds.isNaN, "timeout(after:) with a negative delay")
+        if completed { return self }
+        let result = Task<T>(_pendingAt: file, line: line)
+        let timer = _OneShotTimer(after: seconds) {
+            if result._trySet(error: TimeoutError(seconds: seconds)) { source?.cancel() }
+        }
+        // Unowned: this job runs only while this task is completing, so it is alive.
+        _whenComplete(self) { [weak result, unowned(unsafe) self] in
+            timer.cancel()
+            result?._trySet(outcomeOf: self)
+        }
+        return result
+    }
+}
+
+extension Task where T == Void {
+    /// A task that succeeds after `seconds`. Cancelling `cancellationToken` cancels it at
+    /// once (and releases its timer); a token that is already cancelled gives a cancelled
+    /// task. Completion happens on a Dispatch thread.
+    public static func withDelay(
+        _ seconds: Double,
+        cancellationToken: CancellationToken? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<Void> {
+        precondition(seconds >= 0 && !seconds.isNaN, "withDelay(_:) with a negative delay")
+        if cancellationToken?.isCancellationRequested == true { return .cancelledTask() }
+        let task = Task<Void>(_pendingAt: file, line: line)
+        let timer = _OneShotTimer(after: seconds) { task._trySet(value: ()) }
+        if let token = cancellationToken {
+            let registration = token.register {
+                timer.cancel()
+                task._tryCancel()
+            }
+            _whenComplete(task) { registration.dispose() }
+        }
+        return task
+    }
+}
+
+/// A Dispatch timer that fires once; `cancel()` releases its handler at once.
+//
+// @unchecked Sendable: `source` is immutable and DispatchSource's methods are thread-safe.
+internal final class _OneShotTimer: @unchecked Sendable {
+    private let source: DispatchSourceTimer
+
+    init(after seconds: Double, _ handler: @escaping @Sendable () -> Void) {
+        source = DispatchSource.makeTimerSource(queue: .global())
+        let source = self.source
+        source.setEventHandler {
+            handler()
+            source.cancel()
+        }
+        source.schedule(deadline: .now() + seconds, repeating: .never)
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
+}

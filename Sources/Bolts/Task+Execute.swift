@@ -1,0 +1,59 @@
+import CBoltsRuntime
+
+extension Task {
+    /// Runs `closure` on `executor` and returns a task that ends with what it returns or
+    /// throws (`CancelledError`/`CancellationError` cancel the task).
+    @inlinable
+    @discardableResult
+    public static func execute(
+        _ executor: Executor = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        closure: @escaping @Sendable () throws -> T
+    ) -> Task<T> {
+        let task = Task<T>(_pendingAt: file, line: line)
+        executor.execute { task._complete(with: closure) }
+        return task
+    }
+
+    /// Runs `closure` on `executor`; the returned task ends as the task it returns ends.
+    @inlinable
+    @discardableResult
+    public static func executeWithTask(
+        _ executor: Executor = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        closure: @escaping @Sendable () throws -> Task<T>
+    ) -> Task<T> {
+        let task = Task<T>(_pendingAt: file, line: line)
+        executor.execute {
+            do {
+                task._follow(try closure())
+            } catch {
+                task._trySet(thrown: error)
+            }
+        }
+        return task
+    }
+
+    /// Blocks the calling thread until the task ends.
+    ///
+    /// Deferred continuations queued on this thread's trampoline run before it sleeps, so
+    /// waiting can never deadlock against work this thread itself postponed. On a
+    /// ``ThreadPool`` worker, the pool is told the worker blocks, so it keeps running other
+    /// jobs. Not available from async code: `await` ``value`` instead.
+    @available(*, noasync, message: "use `try await task.value` in async code")
+    public func waitUntilCompleted() {
+        _ = bolts_task_wait(_core, -1)
+    }
+
+    /// Blocks the calling thread until the task ends or `timeout` seconds pass; returns
+    /// whether the task has ended. A timeout of 0 just checks.
+    @available(*, noasync, message: "use `try await task.value` in async code")
+    @discardableResult
+    public func waitUntilCompleted(timeout: Double) -> Bool {
+        precondition(timeout >= 0 && !timeout.isNaN, "waitUntilCompleted(timeout:) with a negative timeout")
+        let nanoseconds = timeout >= 9.2e9 ? -1 : Int64(timeout * 1e9)
+        return bolts_task_wait(_core, nanoseconds)
+    }
+}

@@ -1,0 +1,188 @@
+import CBoltsRuntime
+import Synchronization
+
+// Aggregates. Inputs hand their errors to the aggregate (they count as observed). Inputs
+// that are all complete already give an aggregate that is complete when the call returns.
+
+extension Task {
+    /// A task that succeeds when every input succeeds. If any input fails, it fails: with
+    /// that error when exactly one failed, else with an ``AggregateError`` holding the
+    /// errors in input order. Otherwise, if any input was cancelled, it is cancelled.
+    /// `whenAll([])` has already succeeded.
+    @inlinable
+    public static func whenAll(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line) -> Task<Void> {
+        _aggregate(tasks, file: file, line: line) { _ in () }
+    }
+
+    /// Like ``whenAll(_:file:line:)``, but succeeds with the inputs' values, in input order.
+    /// `whenAllResult([])` has already succeeded with `[]`.
+    @inlinable
+    public static func whenAllResult(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line)
+        -> Task<[T]>
+    {
+        _aggregate(tasks, file: file, line: line) { tasks in tasks.map { $0._value.unsafelyUnwrapped } }
+    }
+
+    /// A task that succeeds with the first input to end, whatever its outcome (inputs that
+    /// have already ended win in input order). `whenAny([])` is cancelled: nothing can win.
+    public static func whenAny(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line)
+        -> Task<Task<T>>
+    {
+        guard !tasks.isEmpty else { return Task<Task<T>>.cancelledTask() }
+        for task in tasks where task.completed {
+            for other in tasks { _whenComplete(other) { other._markObservedIfFaulted() } }
+            return Task<Task<T>>(_completed: BOLTS_SUCCESS, value: task, error: nil, file: file, line: line)
+        }
+        let result = Task<Task<T>>(_pendingAt: file, line: line)
+        for task in tasks {
+            _whenComplete(task) { [weak result] in
+                task._markObservedIfFaulted()
+                result?._trySet(value: task)
+            }
+        }
+        return result
+    }
+
+    /// A task that succeeds with the value of the first input to succeed. If none
+    /// succeeds: it fails when any input failed (with the error itself when exactly one
+    /// failed, else an ``AggregateError`` in input order), else it is cancelled.
+    /// `whenAnySuccess([])` is cancelled.
+    public static func whenAnySuccess(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line)
+        -> Task<T>
+    {
+        guard !tasks.isEmpty else { return Task<T>.cancelledTask() }
+        let result = Task<T>(_pendingAt: file, line: line)
+        let countdown = _Countdown(tasks.count)
+        for task in tasks {
+            _whenComplete(task) {
+                if task._outcome == BOLTS_SUCCESS {
+                    result._trySet(value: task._value.unsafelyUnwrapped)
+                } else {
+                    task._markObservedIfFaulted()
+                }
+                if countdown.arrive() { _finishFailed(result, tasks) }
+            }
+        }
+        return result
+    }
+
+    /// Shared by `whenAll` and `whenAllResult`: waits for every input, then fails, cancels
+    /// or succeeds with `value(tasks)`.
+    @inlinable
+    internal static func _aggregate<R>(
+        _ tasks: [Task<T>],
+        file: StaticString,
+        line: UInt,
+        value: @escaping @Sendable ([Task<T>]) -> R
+    ) -> Task<R> {
+        if tasks.allSatisfy({ $0.completed }) {
+            let result = Task<R>(_pendingAt: file, line: line)
+            _finishAll(result, tasks, value)
+            return result
+        }
+        let result = Task<R>(_pendingAt: file, line: line)
+        let countdown = _Countdown(tasks.count) { _finishAll(result, tasks, value) }
+        for task in tasks { countdown.attach(to: task) }
+        return result
+    }
+
+    @inlinable
+    internal static func _finishAll<R>(_ result: Task<R>, _ tasks: [Task<T>], _ value: ([Task<T>]) -> R) {
+        switch _failure(of: tasks) {
+        case .some(.some(let error)): result._trySet(error: error)
+        case .some(.none): result._tryCancel()
+        case .none: result._trySet(value: value(tasks))
+        }
+    }
+}
+
+/// Ends `result` for an aggregate none of whose inputs succeeded.
+@usableFromInline
+internal func _finishFailed<R>(_ result: Task<R>, _ tasks: [_BoltsTaskBase]) {
+    switch _failure(of: tasks) {
+    case .some(.some(let error)): result._trySet(error: error)
+    default: result._tryCancel()
+    }
+}
+
+/// The failure of a set of completed tasks: `nil` if all succeeded, `.some(nil)` if none
+/// failed but some were cancelled, else the single error or an ``AggregateError``. Marks
+/// every error observed (the aggregate owns them).
+@usableFromInline
+internal func _failure(of tasks: [_BoltsTaskBase]) -> (any Error)?? {
+    var errors: [any Error] = []
+    var cancelled = false
+    for task in tasks {
+        switch bolts_task_state(task._core) {
+        case BOLTS_ERROR:
+            bolts_task_mark_observed(task._core)
+            errors.append(task._error.unsafelyUnwrapped)
+        case BOLTS_CANCELLED: cancelled = true
+        default: break
+        }
+    }
+    if errors.count == 1 { return .some(errors[0]) }
+    if errors.count > 1 { return .some(AggregateError(errors: errors)) }
+    return cancelled ? .some(nil) : nil
+}
+
+/// Counts inputs down to zero. `attach` costs one job record per input (from the C
+/// core's per-thread cache) and no Swift allocation.
+@usableFromInline
+internal final class _Countdown: Sendable {
+    @usableFromInline
+    let remaining: Atomic<Int>
+    @usableFromInline
+    let onZero: (@Sendable () -> Void)?
+
+    @usableFromInline
+    init(_ count: Int, onZero: (@Sendable () -> Void)? = nil) {
+        remaining = Atomic(count)
+        self.onZero = onZero
+    }
+
+    /// Counts one input as done; true for the last one. acquiring-and-releasing: every
+    /// earlier arrival's reads of its input happen before the last one's `onZero`.
+    @usableFromInline
+    func arrive() -> Bool {
+        remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
+    }
+
+    /// Arrives when `task` completes, then runs `onZero` if it was the last input.
+    @usableFromInline
+    func attach(to task: _BoltsTaskBase) {
+        let job = bolts_job_create(
+            { context in
+                let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
+                if countdown.arrive() { countdown.onZero?() }
+            },
+            Unmanaged.passRetained(self).toOpaque()
+        )!
+        bolts_task_add(task._core, job)
+    }
+}
+
+extension Task where T == Never {
+    /// Waits for tasks of different value types; succeeds with all their values as a tuple.
+    /// Fails and cancels exactly like ``Task/whenAll(_:file:line:)``.
+    public static func whenAll<each U: Sendable>(_ tasks: repeat Task<each U>) -> Task<(repeat each U)> {
+        var collected: [_BoltsTaskBase] = []
+        for task in repeat each tasks { collected.append(task) }
+        let bases = collected
+        let result = Task<(repeat each U)>(_pendingAt: #fileID, line: #line)
+        let finish: @Sendable () -> Void = {
+            switch _failure(of: bases) {
+            case .some(.some(let error)): result._trySet(error: error)
+            case .some(.none): result._tryCancel()
+            case .none: result._trySet(value: (repeat (each tasks)._value.unsafelyUnwrapped))
+            }
+        }
+        if bases.allSatisfy({ bolts_task_state($0._core) != BOLTS_PENDING }) {
+            finish()
+            return result
+        }
+        let countdown = _Countdown(bases.count, onZero: finish)
+        for base in bases { countdown.attach(to: base) }
+        return result
+    }
+}

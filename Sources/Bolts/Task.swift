@@ -1,0 +1,192 @@
+import CBoltsRuntime
+
+/// A thread-safe promise: a `Task` ends exactly once, in success (with a value), in an error,
+/// or cancelled, and runs the continuations added to it after that outcome is visible.
+///
+/// Create pending tasks with ``TaskCompletionSource``, completed ones with ``init(_:)``,
+/// ``init(error:file:line:)`` and ``cancelledTask()``, and derived ones with the
+/// `continue…` methods and the aggregates (`whenAll`, `whenAny`, …).
+///
+/// Inside a file that imports Bolts, `Task` names this type; `_Concurrency.Task` still names
+/// Swift Concurrency's, and ``BoltsTask`` is an unambiguous alias for this one. The common
+/// Swift Concurrency statics (`Task.sleep`, `Task.yield()`, `Task.isCancelled`,
+/// `Task.checkCancellation()`) are forwarded, and `Task { await … }` still compiles: it runs
+/// the closure and completes with its outcome.
+///
+/// Memory ordering: the state lives in one atomic word of the C core. The completer writes
+/// the outcome, then publishes it with a release exchange; every reader (`completed`,
+/// `result`, a continuation) goes through an acquire load of that word first.
+//
+// @unchecked Sendable, proven by these invariants:
+//  1. `_value` and `_base._error` are written only by the thread whose `bolts_task_claim`
+//     succeeded, and only before its `bolts_task_publish` (release).
+//  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
+//     so every read happens-after the single write; after publish they never change.
+//  3. `_work` (in the base) is written before the job that reads it is pushed with a
+//     release CAS, and read and cleared only by that job, which runs once.
+public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
+    /// The success value; see the invariants above.
+    @usableFromInline
+    internal nonisolated(unsafe) var _value: T?
+
+    @usableFromInline
+    internal init(_pendingAt file: StaticString, line: UInt) {
+        super.init(core: bolts_task_create(), file: file, line: line)
+    }
+
+    @usableFromInline
+    internal init(_completed outcome: bolts_outcome_t, value: T?, error: (any Error)?, file: StaticString, line: UInt) {
+        self._value = value
+        super.init(core: bolts_task_create_completed(outcome), file: file, line: line)
+        self._error = error
+    }
+
+    /// Creates a task that has already succeeded with `value`.
+    @inlinable
+    public convenience init(_ value: T) {
+        self.init(_completed: BOLTS_SUCCESS, value: value, error: nil, file: #fileID, line: #line)
+    }
+
+    /// Creates a task that has already failed with `error`.
+    ///
+    /// If nobody reads the error (through ``error``, ``value``, a continuation or an
+    /// aggregate) before the task is deallocated, the handler set with
+    /// ``TaskDiagnostics/setUnobservedErrorHandler(_:)`` receives it with `file` and `line`.
+    @inlinable
+    public convenience init(error: any Error, file: StaticString = #fileID, line: UInt = #line) {
+        self.init(_completed: BOLTS_ERROR, value: nil, error: error, file: file, line: line)
+    }
+
+    /// Returns a task that is already cancelled.
+    @inlinable
+    public static func cancelledTask() -> Task<T> {
+        Task(_completed: BOLTS_CANCELLED, value: nil, error: nil, file: #fileID, line: #line)
+    }
+
+    // MARK: Reading
+
+    /// The outcome so far; `BOLTS_PENDING` while running. Acquire: see the type's invariants.
+    @inlinable
+    internal var _outcome: bolts_outcome_t { bolts_task_state(_core) }
+
+    /// Whether the task has ended (successfully, with an error, or cancelled).
+    @inlinable
+    public var completed: Bool { _outcome != BOLTS_PENDING }
+
+    /// Whether the task ended with an error.
+    @inlinable
+    public var faulted: Bool { _outcome == BOLTS_ERROR }
+
+    /// Whether the task was cancelled.
+    @inlinable
+    public var cancelled: Bool { _outcome == BOLTS_CANCELLED }
+
+    /// The success value, or `nil` while pending, after an error, or when cancelled.
+    @inlinable
+    public var result: T? {
+        _outcome == BOLTS_SUCCESS ? _value : nil
+    }
+
+    /// The error the task failed with, or `nil`. Reading it marks the error as observed.
+    @inlinable
+    public var error: (any Error)? {
+        guard _outcome == BOLTS_ERROR else { return nil }
+        bolts_task_mark_observed(_core)
+        return _error
+    }
+
+    // MARK: Completing (used by TaskCompletionSource and continuations)
+
+    /// Completes with `value` if nobody completed the task yet. Exactly one caller wins.
+    @inlinable
+    @discardableResult
+    internal func _trySet(value: T) -> Bool {
+        guard bolts_task_claim(_core) else { return false }
+        _value = value
+        bolts_task_publish(_core, BOLTS_SUCCESS)
+        return true
+    }
+
+    /// Completes with `error` if nobody completed the task yet. A `CancelledError` or
+    /// Swift's `CancellationError` cancels instead (thrown-error semantics).
+    @inlinable
+    @discardableResult
+    internal func _trySet(thrown error: any Error) -> Bool {
+        if error is CancelledError || error is CancellationError { return _tryCancel() }
+        return _trySet(error: error)
+    }
+
+    /// Completes with `error` (as given) if nobody completed the task yet.
+    @inlinable
+    @discardableResult
+    internal func _trySet(error: any Error) -> Bool {
+        guard bolts_task_claim(_core) else { return false }
+        _error = error
+        bolts_task_publish(_core, BOLTS_ERROR)
+        return true
+    }
+
+    /// Cancels the task if nobody completed it yet.
+    @inlinable
+    @discardableResult
+    internal func _tryCancel() -> Bool {
+        guard bolts_task_claim(_core) else { return false }
+        bolts_task_publish(_core, BOLTS_CANCELLED)
+        return true
+    }
+
+    /// Runs `body` and completes with what it returns or throws.
+    @inlinable
+    internal func _complete(with body: () throws -> T) {
+        do {
+            _trySet(value: try body())
+        } catch {
+            _trySet(thrown: error)
+        }
+    }
+
+    /// Completes this task the way `other` (which is complete) ended. Takes ownership of
+    /// `other`'s error, if any.
+    @inlinable
+    internal func _trySet(outcomeOf other: Task<T>) {
+        switch other._outcome {
+        case BOLTS_SUCCESS: _trySet(value: other._value!)
+        case BOLTS_ERROR:
+            bolts_task_mark_observed(other._core)
+            _trySet(error: other._error!)
+        default: _tryCancel()
+        }
+    }
+
+    /// Ends as `inner` ends: at once if it is complete, else when it completes. Uses this
+    /// task's own job record, so it must not already be waiting on another task.
+    @inlinable
+    internal func _follow(_ inner: Task<T>) {
+        if inner.completed {
+            _trySet(outcomeOf: inner)
+            return
+        }
+        _await(inner, on: nil) { base in
+            let this = unsafeDowncast(base, to: Task<T>.self)
+            this._trySet(outcomeOf: inner)
+        }
+    }
+}
+
+/// An unambiguous name for Bolts' ``Task``, for files that also use Swift Concurrency's.
+public typealias BoltsTask<T: Sendable> = Task<T>
+
+extension Task: CustomStringConvertible {
+    /// `"Task<Int>: pending"`, `"Task<Int>: success(5)"`, `"Task<Int>: error(<error>)"` or
+    /// `"Task<Int>: cancelled"`. Describing an error does not mark it observed.
+    public var description: String {
+        let state: String
+        switch _outcome {
+        case BOLTS_SUCCESS: state = "success(\(String(describing: _value!)))"
+        case BOLTS_ERROR: state = "error(\(String(describing: _error!)))"
+        case BOLTS_CANCELLED: state = "cancelled"
+        default: state = "pending"
+        }
+        return "Task<\(String(describing: T.self))>: \(state)"
+    }
+}
