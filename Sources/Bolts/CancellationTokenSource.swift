@@ -1,0 +1,190 @@
+import CBoltsRuntime
+import Dispatch
+import Synchronization
+
+/// Creates and cancels a ``CancellationToken``.
+///
+/// The source is the producer side: whoever owns it decides when the work stops; the
+/// ``token`` is handed to the work. Cancellation is one-way and happens once.
+///
+/// ```swift
+/// let source = CancellationTokenSource()
+/// let reply = fetch().continueWith(cancellationToken: source.token) { task in … }
+/// source.cancel(after: 2)      // give up after two seconds
+/// ```
+///
+/// A source may be used from any thread. Call ``dispose()`` when it is no longer needed:
+/// that drops the handlers still waiting on its token, stops a pending `cancel(after:)`
+/// timer and unhooks a linked source from its parents. Using a source after `dispose()`
+/// (anything but `dispose()` again) is a programming error and traps with a message.
+public final class CancellationTokenSource: Sendable {
+    private let _token: CancellationToken
+    /// Registrations on the parent tokens of a linked source (immutable after `init`).
+    private let _links: [_CancellationRegistrationHandle]
+    /// The `cancel(after:)` timer, created on first use.
+    private let _timer = Mutex(_CancelTimerState())
+
+    /// Creates a source whose token is not cancelled.
+    public init() {
+        _token = CancellationToken(_adopting: bolts_token_create())
+        _links = []
+    }
+
+    /// Creates a source that is cancelled when any of `tokens` is cancelled (or at once, if
+    /// one of them already is), as well as by its own ``cancel()``.
+    ///
+    /// The links hold the new token alive from the parents, so a linked token keeps
+    /// working after this source is released. Call ``dispose()`` on a linked source that
+    /// is no longer needed, so that long-lived parents do not keep it: until then (or
+    /// until the parent is cancelled or released), each parent holds one small
+    /// registration for it. Once this source is cancelled, its links are removed.
+    ///
+    /// - Parameter tokens: The parent tokens. Cancelling the new source does not cancel them.
+    public init(linkedTo tokens: [CancellationToken]) {
+        let core = bolts_token_create()
+        _token = CancellationToken(_adopting: core)
+        var links: [_CancellationRegistrationHandle] = []
+        links.reserveCapacity(tokens.count)
+        for parent in tokens {
+            // The link's context is one reference to the child's C token, released by the
+            // C core once the link ran or was dropped.
+            bolts_token_retain(core)
+            let node = bolts_token_register(
+                parent._core,
+                { context in _ = bolts_token_cancel(OpaquePointer(context!)) },
+                { context in bolts_token_release(OpaquePointer(context!)) },
+                UnsafeMutableRawPointer(core)
+            )
+            if let node { links.append(_CancellationRegistrationHandle(node)) }
+        }
+        _links = links
+        if bolts_token_is_cancelled(core) { _disposeLinks() }
+    }
+
+    deinit {
+        // A linked token outlives its source and must keep listening to its parents,
+        // unless it is already cancelled: then the links are dead weight in the parents.
+        if bolts_token_is_cancelled(_token._core) { _disposeLinks() }
+        for link in _links { link.release() }
+    }
+
+    /// The token this source controls. The same object every time.
+    ///
+    /// Traps if the source was disposed.
+    public var token: CancellationToken {
+        _checkNotDisposed("token")
+        return _token
+    }
+
+    /// Whether ``cancel()`` was called (or a timer or linked token cancelled the source).
+    ///
+    /// Traps if the source was disposed.
+    public var isCancellationRequested: Bool {
+        _checkNotDisposed("isCancellationRequested")
+        return bolts_token_is_cancelled(_token._core)
+    }
+
+    /// Cancels the token: runs every registered handler, synchronously, on this thread, in
+    /// registration order. When `cancel()` returns, every handler has returned, also when
+    /// another thread started cancelling first (this call then waits for it). Calling it
+    /// again, or from inside a handler, does nothing.
+    ///
+    /// Traps if the source was disposed.
+    public func cancel() {
+        _checkNotDisposed("cancel()")
+        _ = bolts_token_cancel(_token._core)
+        _disposeLinks()
+    }
+
+    /// Cancels the token after `seconds`, on a Dispatch thread.
+    ///
+    /// `cancel(after: 0)` cancels before it returns, like ``cancel()``. Calling it several
+    /// times keeps the earliest deadline (cancellation cannot be undone, so a later
+    /// deadline would change nothing). The timer keeps the token alive, so it still fires
+    /// after the source is released; ``dispose()`` stops it. An infinite delay does
+    /// nothing. Does nothing on a source that is already cancelled.
+    ///
+    /// - Parameter seconds: The delay; must be zero or more (a negative or NaN delay traps).
+    ///
+    /// Traps if the source was disposed.
+    public func cancel(after seconds: Double) {
+        _checkNotDisposed("cancel(after:)")
+        guard seconds >= 0 else {
+            fatalError("CancellationTokenSource.cancel(after:) needs a delay >= 0, got \(seconds)")
+        }
+        if seconds == 0 {
+            cancel()
+            return
+        }
+        // Past ~31 years the deadline overflows Dispatch's clock; treat it as never.
+        if bolts_token_is_cancelled(_token._core) || seconds > 1e9 { return }
+        let deadline = DispatchTime.now() + seconds
+        let token = _token
+        _timer.withLock { state in
+            if let current = state.deadline, current <= deadline { return }
+            state.deadline = deadline
+            if let timer = state.timer {
+                timer.schedule(deadline: deadline, repeating: .never)
+                return
+            }
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            // The handler retains the timer: an armed timer then survives this source's
+            // release. `cancel()` of the Dispatch source releases the handler, which
+            // breaks that cycle (after it fired, or in `dispose()`).
+            timer.setEventHandler {
+                _ = bolts_token_cancel(token._core)
+                timer.cancel()
+            }
+            timer.schedule(deadline: deadline, repeating: .never)
+            timer.resume()
+            state.timer = timer
+        }
+    }
+
+    /// Releases what the source holds: the handlers still registered on its token are
+    /// dropped without running, a pending `cancel(after:)` timer is stopped, and a linked
+    /// source is unhooked from its parents. The token stays valid and keeps its state
+    /// (it can no longer become cancelled). Calling `dispose()` again does nothing; any
+    /// other use of the source afterwards traps.
+    public func dispose() {
+        bolts_token_dispose(_token._core)
+        _disposeLinks()
+        let timer = _timer.withLock { state -> (any DispatchSourceTimer)? in
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
+    }
+
+    /// Cancels unless the source was disposed (no trap): for runtime code that cancels a
+    /// source it was given, for example when a timeout fires after the caller disposed it.
+    /// Returns true if the token is cancelled afterwards.
+    @usableFromInline
+    @discardableResult
+    internal func _cancelUnlessDisposed() -> Bool {
+        if bolts_token_is_disposed(_token._core) { return bolts_token_is_cancelled(_token._core) }
+        _ = bolts_token_cancel(_token._core)
+        _disposeLinks()
+        return true
+    }
+
+    private func _disposeLinks() {
+        for link in _links { _ = bolts_token_registration_dispose(link._node) }
+    }
+
+    @inline(__always)
+    private func _checkNotDisposed(_ member: StaticString) {
+        if bolts_token_is_disposed(_token._core) { _cancellationSourceUsedAfterDispose(member) }
+    }
+}
+
+@inline(never)
+private func _cancellationSourceUsedAfterDispose(_ member: StaticString) -> Never {
+    fatalError("CancellationTokenSource.\(member) used after dispose()")
+}
+
+/// The `cancel(after:)` timer of a source, guarded by the source's mutex.
+private struct _CancelTimerState {
+    var timer: (any DispatchSourceTimer)?
+    var deadline: DispatchTime?
+}
