@@ -42,7 +42,11 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     }
 
     /// Creates a task that has already succeeded with `value`.
+    ///
+    /// Disfavoured so that `Task { … }` picks the async-closure initializer rather than
+    /// making a task whose value is the closure.
     @inlinable
+    @_disfavoredOverload
     public convenience init(_ value: T) {
         self.init(_completed: BOLTS_SUCCESS, value: value, error: nil, file: #fileID, line: #line)
     }

@@ -1,0 +1,128 @@
+import Dispatch
+import Testing
+
+@testable import Bolts
+
+@Suite struct AggregateTests {
+    @Test func whenAllSucceedsAfterEveryInput() {
+        let sources = (0..<5).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAll(sources.map(\.task))
+        for (i, source) in sources.enumerated() {
+            #expect(!all.completed)
+            source.set(result: i)
+        }
+        #expect(all.completed)
+        #expect(!all.faulted && !all.cancelled)
+    }
+
+    @Test func whenAllOverCompletedInputsIsCompleteOnReturn() {
+        #expect(Task.whenAll([Task(1), Task(2)]).completed)
+        #expect(Task.whenAllResult([Task(1), Task(2)]).result == [1, 2])
+        #expect(Task.whenAll([Task(1), Task<Int>(error: TestError(1))]).faulted)
+    }
+
+    @Test func whenAllWithOneErrorPassesItThrough() {
+        let all = Task.whenAll([Task(1), Task<Int>(error: TestError(3)), Task<Int>.cancelledTask()])
+        #expect(all.error as? TestError == TestError(3))
+    }
+
+    @Test func whenAllWithSeveralErrorsAggregatesThemInInputOrder() {
+        let a = TaskCompletionSource<Int>()
+        let b = TaskCompletionSource<Int>()
+        let c = TaskCompletionSource<Int>()
+        let all = Task.whenAll([a.task, b.task, c.task])
+        c.set(error: TestError(3))
+        b.set(result: 0)
+        a.set(error: TestError(1))
+        let aggregate = all.error as? AggregateError
+        #expect(aggregate?.errors.compactMap { ($0 as? TestError)?.code } == [1, 3])
+    }
+
+    @Test func whenAllWithCancellationAndNoErrorIsCancelled() {
+        let all = Task.whenAll([Task(1), Task<Int>.cancelledTask()])
+        #expect(all.cancelled)
+    }
+
+    @Test func emptyAggregates() {
+        #expect(Task<Int>.whenAll([]).completed)
+        #expect(Task<Int>.whenAll([]).result != nil)
+        #expect(Task<Int>.whenAllResult([]).result == [])
+        #expect(Task<Int>.whenAny([]).cancelled)
+        #expect(Task<Int>.whenAnySuccess([]).cancelled)
+    }
+
+    @Test func whenAllResultKeepsInputOrder() {
+        let sources = (0..<4).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAllResult(sources.map(\.task))
+        for i in [3, 1, 0, 2] { sources[i].set(result: i * 10) }
+        #expect(all.result == [0, 10, 20, 30])
+    }
+
+    @Test func whenAllFromManyThreads() {
+        let count = 1000
+        let sources = (0..<count).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAllResult(sources.map(\.task))
+        DispatchQueue.concurrentPerform(iterations: count) { sources[$0].set(result: $0) }
+        all.waitUntilCompleted()
+        #expect(all.result == Array(0..<count))
+    }
+
+    @Test func whenAnyGivesTheFirstToFinishWhateverItsOutcome() {
+        let a = TaskCompletionSource<Int>()
+        let b = TaskCompletionSource<Int>()
+        let any = Task.whenAny([a.task, b.task])
+        #expect(!any.completed)
+        b.set(error: TestError(2))
+        #expect(any.result === b.task)
+        a.set(result: 1)
+        #expect(any.result === b.task)
+    }
+
+    @Test func whenAnyWithCompletedInputsPicksTheFirstInInputOrder() {
+        let pending = TaskCompletionSource<Int>()
+        let done = Task(5)
+        let any = Task.whenAny([pending.task, done, Task(6)])
+        #expect(any.result === done)
+    }
+
+    @Test func whenAnySuccessSkipsFailures() {
+        let a = TaskCompletionSource<Int>()
+        let b = TaskCompletionSource<Int>()
+        let any = Task.whenAnySuccess([a.task, b.task])
+        a.set(error: TestError(1))
+        #expect(!any.completed)
+        b.set(result: 7)
+        #expect(any.result == 7)
+    }
+
+    @Test func whenAnySuccessWhenNothingSucceeds() {
+        let one = Task.whenAnySuccess([Task<Int>(error: TestError(1)), Task<Int>.cancelledTask()])
+        #expect(one.error as? TestError == TestError(1))
+        let two = Task.whenAnySuccess([Task<Int>(error: TestError(1)), Task<Int>(error: TestError(2))])
+        #expect((two.error as? AggregateError)?.errors.count == 2)
+        let none = Task.whenAnySuccess([Task<Int>.cancelledTask(), Task<Int>.cancelledTask()])
+        #expect(none.cancelled)
+    }
+
+    @Test func variadicWhenAllMixesTypes() {
+        let a = TaskCompletionSource<Int>()
+        let b = TaskCompletionSource<String>()
+        let all = Task.whenAll(a.task, b.task, Task(true))
+        #expect(!all.completed)
+        a.set(result: 1)
+        b.set(result: "two")
+        let values = all.result
+        #expect(values?.0 == 1)
+        #expect(values?.1 == "two")
+        #expect(values?.2 == true)
+    }
+
+    @Test func variadicWhenAllFailureAndCancellation() {
+        let failed = Task.whenAll(Task(1), Task<String>(error: TestError(4)))
+        #expect(failed.error as? TestError == TestError(4))
+        let cancelled = Task.whenAll(Task(1), Task<String>.cancelledTask())
+        #expect(cancelled.cancelled)
+        let two = Task.whenAll(Task<Int>(error: TestError(1)), Task<String>(error: TestError(2)))
+        #expect((two.error as? AggregateError)?.errors.count == 2)
+    }
+}
