@@ -15,8 +15,9 @@ extension Task {
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
-        let registration = token.register { next._tryCancel() }
-        _whenComplete(next) { registration.dispose() }
+        if let registration = token._register({ next._tryCancel() }) {
+            _whenComplete(next) { registration.disposeAndRelease() }
+        }
         if next.completed { return next }
         next._await(self, on: executor._cPool) { [self] base in
             let next = unsafeDowncast(base, to: Task<U>.self)
@@ -74,11 +75,11 @@ extension Task where T == Void {
         let task = Task<Void>(_pendingAt: file, line: line)
         let timer = _OneShotTimer(after: seconds) { task._trySet(value: ()) }
         if let token = cancellationToken {
-            let registration = token.register {
+            let registration = token._register {
                 timer.cancel()
                 task._tryCancel()
             }
-            _whenComplete(task) { registration.dispose() }
+            if let registration { _whenComplete(task) { registration.disposeAndRelease() } }
         }
         return task
     }

@@ -1,0 +1,199 @@
+import Dispatch
+import Testing
+
+@testable import Bolts
+
+/// Token-aware continuations, delays and timeouts (the eager semantics of DESIGN.md).
+@Suite struct TokenAwareTests {
+    @Test func alreadyCancelledTokenGivesACancelledTaskAndNoRun() {
+        let cts = CancellationTokenSource()
+        cts.cancel()
+        let ran = Counter()
+        let next = Task(1).continueWith(cancellationToken: cts.token) { _ in ran.increment() }
+        #expect(next.cancelled)
+        #expect(ran.value == 0)
+    }
+
+    @Test func cancellingWhileWaitingCancelsAtOnce() {
+        let cts = CancellationTokenSource()
+        let tcs = TaskCompletionSource<Int>()
+        let ran = Counter()
+        let next = tcs.task.continueWith(cancellationToken: cts.token) { _ in ran.increment() }
+        #expect(!next.completed)
+        cts.cancel()
+        #expect(next.cancelled)  // at once, while the antecedent is still pending
+        tcs.set(result: 1)
+        #expect(ran.value == 0)
+        #expect(next.cancelled)
+    }
+
+    @Test func everyFormHonoursTheToken() {
+        let cts = CancellationTokenSource()
+        let tcs = TaskCompletionSource<Int>()
+        let token = cts.token
+        let tasks: [Task<Int>] = [
+            tcs.task.continueWith(cancellationToken: token) { $0.result! },
+            tcs.task.continueWithTask(cancellationToken: token) { $0 },
+            tcs.task.continueOnSuccessWith(cancellationToken: token) { $0 },
+            tcs.task.continueOnSuccessWithTask(cancellationToken: token) { Task($0) },
+            tcs.task.continueOnErrorWith(cancellationToken: token) { _ in 0 },
+            tcs.task.continueOnErrorWithTask(cancellationToken: token) { _ in Task(0) },
+        ]
+        cts.cancel()
+        #expect(tasks.allSatisfy(\.cancelled))
+        tcs.set(result: 1)
+        #expect(tasks.allSatisfy(\.cancelled))
+    }
+
+    @Test func uncancelledTokenLetsTheContinuationRun() {
+        let cts = CancellationTokenSource()
+        let tcs = TaskCompletionSource<Int>()
+        let next = tcs.task.continueWith(cancellationToken: cts.token) { $0.result! + 1 }
+        tcs.set(result: 1)
+        #expect(next.result == 2)
+        cts.cancel()
+        #expect(next.result == 2)
+    }
+
+    @Test func cancellingWhileTheReturnedTaskIsPendingCancels() {
+        let cts = CancellationTokenSource()
+        let inner = TaskCompletionSource<Int>()
+        let next = Task(1).continueWithTask(cancellationToken: cts.token) { _ in inner.task }
+        #expect(!next.completed)
+        cts.cancel()
+        #expect(next.cancelled)
+        inner.set(result: 5)
+        #expect(next.cancelled)
+    }
+
+    @Test func tokenOnAQueueExecutorCancelledBeforeTheJobRuns() {
+        let cts = CancellationTokenSource()
+        let queue = DispatchQueue(label: "bolts.test.token")
+        let gate = DispatchSemaphore(value: 0)
+        queue.async { gate.wait() }
+        let ran = Counter()
+        let next = Task(1).continueWith(.queue(queue), cancellationToken: cts.token) { _ in ran.increment() }
+        cts.cancel()
+        gate.signal()
+        queue.sync {}
+        #expect(next.cancelled)
+        #expect(ran.value == 0)
+    }
+
+    @Test func registrationsAreRemovedWhenContinuationsComplete() {
+        let cts = CancellationTokenSource()
+        let count = 100_000
+        for _ in 0..<count {
+            let tcs = TaskCompletionSource<Int>()
+            let next = tcs.task.continueWith(cancellationToken: cts.token) { $0.result! }
+            tcs.set(result: 1)
+            _ = next
+        }
+        #expect(cts.token._registrationCount == 0)
+        let pending = (0..<10).map { _ in TaskCompletionSource<Int>() }
+        let waiting = pending.map { $0.task.continueWith(cancellationToken: cts.token) { $0.result! } }
+        #expect(cts.token._registrationCount == 10)
+        for source in pending { source.set(result: 0) }
+        #expect(cts.token._registrationCount == 0)
+        #expect(waiting.allSatisfy { $0.result == 0 })
+    }
+
+    @Test func tokenCancelRacesCompletion() {
+        let rounds = 5_000 * stressScale
+        var bad = 0
+        for _ in 0..<rounds {
+            let cts = CancellationTokenSource()
+            let tcs = TaskCompletionSource<Int>()
+            let ran = Counter()
+            let next = tcs.task.continueWith(cancellationToken: cts.token) { _ in ran.increment() }
+            DispatchQueue.concurrentPerform(iterations: 2) { i in
+                if i == 0 { cts.cancel() } else { tcs.set(result: 1) }
+            }
+            next.waitUntilCompleted()
+            // Either outcome is allowed, but never both, and a cancelled task never ran.
+            if next.cancelled && ran.value != 0 && next.result != nil { bad += 1 }
+            if !next.cancelled && ran.value != 1 { bad += 1 }
+        }
+        #expect(bad == 0)
+    }
+
+    @Test func withDelaySucceedsLater() {
+        let start = DispatchTime.now()
+        let delay = Task<Void>.withDelay(0.05)
+        #expect(!delay.completed)
+        delay.waitUntilCompleted()
+        #expect(delay.result != nil)
+        #expect(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds >= 40_000_000)
+    }
+
+    @Test func withDelayCancelledAtOnce() {
+        let cts = CancellationTokenSource()
+        let delay = Task<Void>.withDelay(10, cancellationToken: cts.token)
+        cts.cancel()
+        #expect(delay.cancelled)
+        let pre = CancellationTokenSource()
+        pre.cancel()
+        #expect(Task<Void>.withDelay(10, cancellationToken: pre.token).cancelled)
+    }
+
+    @Test func withDelayReleasesItsRegistration() {
+        let cts = CancellationTokenSource()
+        let delay = Task<Void>.withDelay(0.001, cancellationToken: cts.token)
+        delay.waitUntilCompleted()
+        #expect(delay.result != nil)
+        #expect(cts.token._registrationCount == 0)
+    }
+
+    @Test func timeoutFaultsWithTimeoutErrorAndCancelsTheSource() {
+        let cts = CancellationTokenSource()
+        let tcs = TaskCompletionSource<Int>()
+        let limited = tcs.task.timeout(after: 0.02, cancelling: cts)
+        limited.waitUntilCompleted()
+        #expect(limited.error is TimeoutError)
+        #expect(cts.isCancellationRequested)
+        tcs.set(result: 1)
+        #expect(limited.error is TimeoutError)
+    }
+
+    @Test func timeoutPassesTheOutcomeWhenTheTaskWins() {
+        let cts = CancellationTokenSource()
+        let tcs = TaskCompletionSource<Int>()
+        let limited = tcs.task.timeout(after: 5, cancelling: cts)
+        tcs.set(result: 3)
+        #expect(limited.result == 3)
+        #expect(!cts.isCancellationRequested)
+        let failing = TaskCompletionSource<Int>()
+        let limitedFailure = failing.task.timeout(after: 5)
+        failing.set(error: TestError(1))
+        #expect(limitedFailure.error as? TestError == TestError(1))
+        #expect(Task(1).timeout(after: 0).result == 1)
+    }
+
+    @Test func timeoutReleasesTheUpstreamWhenTheTimerWins() {
+        weak var weakUpstream: Task<Int>?
+        let limited: Task<Int>
+        do {
+            let tcs = TaskCompletionSource<Int>()
+            weakUpstream = tcs.task
+            limited = tcs.task.timeout(after: 0.01)
+        }
+        limited.waitUntilCompleted()
+        #expect(limited.error is TimeoutError)
+        #expect(weakUpstream == nil)
+    }
+
+    @Test func timeoutReleasesTheTimerWhenTheTaskWins() {
+        let tracker = LifetimeTracker()
+        let tcs = TaskCompletionSource<Int>()
+        let cts = CancellationTokenSource()
+        let limited = tcs.task.timeout(after: 60, cancelling: cts)
+        let token = tracker.track()
+        // The source is captured by the timer's handler: track it through a registration
+        // that holds the tracker token until the source is released or cancelled.
+        cts.token.register { _ = token }
+        _ = consume token
+        tcs.set(result: 1)
+        #expect(limited.result == 1)
+        #expect(!cts.isCancellationRequested)
+    }
+}
