@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Testing
 
 @testable import Bolts
@@ -183,17 +184,21 @@ import Testing
     }
 
     @Test func timeoutReleasesTheTimerWhenTheTaskWins() {
-        let tracker = LifetimeTracker()
+        // The timer's handler is the only holder of the source: once the task wins, the
+        // timer is cancelled and the source must go away with the handler.
+        weak var weakSource: CancellationTokenSource?
         let tcs = TaskCompletionSource<Int>()
-        let cts = CancellationTokenSource()
-        let limited = tcs.task.timeout(after: 60, cancelling: cts)
-        let token = tracker.track()
-        // The source is captured by the timer's handler: track it through a registration
-        // that holds the tracker token until the source is released or cancelled.
-        cts.token.register { _ = token }
-        _ = consume token
+        let limited: Task<Int>
+        do {
+            let cts = CancellationTokenSource()
+            weakSource = cts
+            limited = tcs.task.timeout(after: 60, cancelling: cts)
+        }
+        #expect(weakSource != nil)
         tcs.set(result: 1)
         #expect(limited.result == 1)
-        #expect(!cts.isCancellationRequested)
+        // Dispatch releases a cancelled source's handler on its queue, shortly after.
+        for _ in 0..<200 where weakSource != nil { usleep(5_000) }
+        #expect(weakSource == nil)
     }
 }
