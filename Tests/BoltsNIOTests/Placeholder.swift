@@ -1,0 +1,1 @@
+// Placeholder so the package loads; replaced by the module's real sources.
