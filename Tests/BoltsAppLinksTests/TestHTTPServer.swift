@@ -1,0 +1,181 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@testable import BoltsAppLinks
+
+/// A small HTTP/1.1 server on 127.0.0.1 for the resolver tests: one thread accepts, one thread per connection
+/// answers, every connection is closed after its response. Handlers decide status, headers, body, and how slowly
+/// it is sent. It listens only on loopback and stops when the test calls `stop()`.
+final class TestHTTPServer: Sendable {
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        /// Header names lowercased.
+        var headers: [String: String]
+    }
+
+    struct Response: Sendable {
+        var status: Int = 200
+        var reason: String = "OK"
+        var headers: [(String, String)] = []
+        var body: [UInt8] = []
+        /// Seconds to wait before sending anything.
+        var delay: Double = 0
+        /// When set, the body is not `body` but this many bytes of filler, sent in 64 KiB chunks (stopping early if
+        /// the client hangs up), with no `Content-Length` unless `headers` gives one.
+        var streamedBodySize: Int?
+
+        static func html(_ text: String, contentType: String = "text/html; charset=utf-8") -> Response {
+            Response(headers: [("Content-Type", contentType)], body: Array(text.utf8))
+        }
+
+        static func bytes(_ bytes: [UInt8], contentType: String?) -> Response {
+            Response(headers: contentType.map { [("Content-Type", $0)] } ?? [], body: bytes)
+        }
+
+        static func redirect(to location: String, status: Int = 302) -> Response {
+            Response(status: status, reason: "Found", headers: [("Location", location)])
+        }
+
+        static func status(_ code: Int, body: String = "error page") -> Response {
+            Response(status: code, reason: "Status", headers: [("Content-Type", "text/html")], body: Array(body.utf8))
+        }
+    }
+
+    let port: UInt16
+    private let listener: Int32
+    private let recorded = Locked<[Request]>([])
+    private let handler: @Sendable (Request) -> Response
+
+    init(handler: @escaping @Sendable (Request) -> Response) throws {
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError.socket(errno) }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw ServerError.socket(errno)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        listener = fd
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    enum ServerError: Error {
+        case socket(Int32)
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// The requests received so far, in arrival order.
+    var requests: [Request] {
+        recorded.current
+    }
+
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let thread = Thread { [self] in serve(connection) }
+            thread.start()
+        }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let request = readRequest(connection) else { return }
+        recorded.withLock { $0.append(request) }
+        let response = handler(request)
+        if response.delay > 0 {
+            usleep(useconds_t(response.delay * 1_000_000))
+        }
+        var head = "HTTP/1.1 \(response.status) \(response.reason)\r\nConnection: close\r\n"
+        let names = Set(response.headers.map { $0.0.lowercased() })
+        for (name, value) in response.headers {
+            head += "\(name): \(value)\r\n"
+        }
+        if response.streamedBodySize == nil, !names.contains("content-length") {
+            head += "Content-Length: \(response.body.count)\r\n"
+        }
+        head += "\r\n"
+        guard send(connection, Array(head.utf8)) else { return }
+        if let size = response.streamedBodySize {
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            var sent = 0
+            while sent < size {
+                let count = min(chunk.count, size - sent)
+                guard send(connection, Array(chunk[0..<count])) else { return }
+                sent += count
+            }
+        } else {
+            _ = send(connection, response.body)
+        }
+    }
+
+    private func readRequest(_ connection: Int32) -> Request? {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while buffer.count < 65_536 {
+            let count = recv(connection, &chunk, chunk.count, 0)
+            guard count > 0 else { return nil }
+            buffer += chunk[0..<count]
+            if let text = String(bytes: buffer, encoding: .utf8), let end = text.range(of: "\r\n\r\n") {
+                let lines = text[..<end.lowerBound].components(separatedBy: "\r\n")
+                let parts = lines[0].split(separator: " ")
+                guard parts.count >= 2 else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    let name = line[..<colon].lowercased()
+                    headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return Request(method: String(parts[0]), path: String(parts[1]), headers: headers)
+            }
+        }
+        return nil
+    }
+
+    /// Sends all of `bytes`; false when the peer has gone away.
+    private func send(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes {
+                Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if written <= 0 { return false }
+            offset += written
+        }
+        return true
+    }
+}
