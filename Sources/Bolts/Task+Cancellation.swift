@@ -36,7 +36,10 @@ extension Task {
     }
 
     /// A task that ends as this one does, unless `seconds` pass first: then it fails with
-    /// ``TimeoutError`` and `source` (if given) is cancelled. Whichever side wins releases
+    /// ``TimeoutError`` and `source` (if given) is cancelled, before the returned task
+    /// completes (so a continuation that sees the timeout sees the source cancelled; a
+    /// cancellation handler of `source` must therefore not block on the returned task).
+    /// Whichever side wins releases
     /// the other: the timer is cancelled when this task ends first, and the returned task
     /// holds no reference to this one.
     public func timeout(
@@ -49,7 +52,12 @@ extension Task {
         if completed { return self }
         let result = Task<T>(_pendingAt: file, line: line)
         let timer = _OneShotTimer(after: seconds) {
-            if result._trySet(error: TimeoutError(seconds: seconds)) { source?.cancel() }
+            // Claim first, cancel the source, then publish: whoever sees the TimeoutError
+            // also sees the source cancelled.
+            guard bolts_task_claim(result._core) else { return }
+            source?.cancel()
+            result._error = TimeoutError(seconds: seconds)
+            bolts_task_publish(result._core, BOLTS_ERROR)
         }
         // Unowned: this job runs only while this task is completing, so it is alive.
         _whenComplete(self) { [weak result, unowned(unsafe) self] in

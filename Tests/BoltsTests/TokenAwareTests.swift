@@ -41,9 +41,9 @@ import Testing
             tcs.task.continueOnErrorWithTask(cancellationToken: token) { _ in Task(0) },
         ]
         cts.cancel()
-        #expect(tasks.allSatisfy(\.cancelled))
+        #expect(tasks.allSatisfy { $0.cancelled })
         tcs.set(result: 1)
-        #expect(tasks.allSatisfy(\.cancelled))
+        #expect(tasks.allSatisfy { $0.cancelled })
     }
 
     @Test func uncancelledTokenLetsTheContinuationRun() {
