@@ -84,13 +84,6 @@ extension AppLinkJSON {
     }
 }
 
-extension AppLinkJSON: ExpressibleByNilLiteral {
-    /// Creates `.null`.
-    public init(nilLiteral: ()) {
-        self = .null
-    }
-}
-
 extension AppLinkJSON: ExpressibleByBooleanLiteral {
     /// Creates `.bool`.
     public init(booleanLiteral value: Bool) {

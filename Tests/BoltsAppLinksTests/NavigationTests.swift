@@ -68,7 +68,7 @@ struct NavigationTests {
 
     @Test func payloadRoundTripsThroughTheOutboundURL() throws {
         let extras: [String: AppLinkJSON] = [
-            "query": "a=1&b=2+3 #frag?", "unicode": "é€😀", "nested": ["list": [1, 2.5, true, nil, "x"]], "slash": "a/b\\c\"",
+            "query": "a=1&b=2+3 #frag?", "unicode": "é€😀", "nested": ["list": [1, 2.5, true, .null, "x"]], "slash": "a/b\\c\"",
         ]
         let data: [String: AppLinkJSON] = AppLinkReferer.callbackAppLinkData(
             forAppWithName: "Referer & Co", url: URL(string: "referer://back?x=1&y=2")!)
