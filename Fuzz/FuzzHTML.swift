@@ -6,8 +6,10 @@ import Foundation
 public func fuzzHTML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(UnsafeBufferPointer(start: data, count: size))
     // The first byte picks a declared charset, so that every decoder sees arbitrary bytes.
-    let labels = [nil, "utf-8", "windows-1252", "utf-16le", "utf-16be", "shift_jis", "euc-jp", "iso-2022-jp",
-        "windows-1251", "iso-8859-2", "macintosh", "bogus"]
+    let labels = [
+        nil, "utf-8", "windows-1252", "utf-16le", "utf-16be", "shift_jis", "euc-jp", "iso-2022-jp",
+        "windows-1251", "iso-8859-2", "macintosh", "bogus",
+    ]
     let label = size > 0 ? labels[Int(data[0]) % labels.count] : nil
     let decoded = HTMLTextDecoding.decode(bytes, contentType: label.map { "text/html; charset=\($0)" })
     let elements = HTMLMetaElementScanner.metaElements(in: decoded.text)

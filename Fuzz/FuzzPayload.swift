@@ -22,7 +22,8 @@ public func fuzzPayload(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if again != value { fatalError("JSON round trip changed \(value) into \(String(describing: again))") }
         // Outbound then inbound gives the same extras.
         if let extras = value.objectValue {
-            let link = AppLink(sourceURL: URL(string: "https://fuzz.example.com/a?b=c")!,
+            let link = AppLink(
+                sourceURL: URL(string: "https://fuzz.example.com/a?b=c")!,
                 targets: [AppLinkTarget(url: URL(string: "fuzz://x#frag"))], webURL: nil)
             var data = extras
             data["version"] = nil  // a caller-supplied version other than "1.0" would make the receiver ignore it

@@ -38,7 +38,8 @@ public struct AppLinkHTTPResponse: Sendable, Hashable {
     public init(url: URL, statusCode: Int, headers: [String: String], body: Data) {
         self.url = url
         self.statusCode = statusCode
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
+        self.headers = Dictionary(
+            headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
         self.body = body
     }
 

@@ -119,6 +119,20 @@ public struct AppLinkNavigation: Sendable, Hashable {
         AppLinkNavigation(appLink: appLink).navigate(using: opener)
     }
 
+    /// Predicts, without side effects, how navigating to `appLink` with no extras would end.
+    public static func navigationType(
+        for appLink: AppLink,
+        using opener: any AppLinkURLOpener = AppLinkNavigation.defaultOpener
+    ) -> AppLinkNavigationType {
+        AppLinkNavigation(appLink: appLink).navigationType(using: opener)
+    }
+
+    /// The payload an app passes as `appLinkData` so that the receiver can offer a way back to it:
+    /// `{"referer_app_link": {"app_name": <name>, "url": <url>}}`.
+    public static func callbackAppLinkData(forAppWithName name: String, url: URL) -> [String: AppLinkJSON] {
+        AppLinkReferer.callbackAppLinkData(forAppWithName: name, url: url)
+    }
+
     private func postEvent(type: AppLinkNavigationType, openedURL: URL?) {
         var args: [String: String] = [:]
         args["outputURL"] = openedURL?.absoluteString
@@ -128,7 +142,8 @@ public struct AppLinkNavigation: Sendable, Hashable {
         args["sourceScheme"] = appLink.sourceURL.scheme
         args["success"] = type == .failure ? "0" : "1"
         args["type"] = type.rawValue
-        let name = appLink.isBackToReferrer
+        let name =
+            appLink.isBackToReferrer
             ? AppLinkMeasurementEvent.navigateBackToReferer : AppLinkMeasurementEvent.navigateOut
         AppLinkMeasurementEvent.post(name: name, args: args)
     }

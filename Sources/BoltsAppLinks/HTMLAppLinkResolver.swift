@@ -69,7 +69,9 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
     public let configuration: Configuration
 
     /// Creates a resolver over `fetcher` (the shared `URLSession` client by default).
-    public init(fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared, configuration: Configuration = .init()) {
+    public init(
+        fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared, configuration: Configuration = .init()
+    ) {
         self.fetcher = fetcher
         self.configuration = configuration
     }
@@ -175,7 +177,8 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
             throw AppLinkResolutionError.responseTooLarge(url: response.url, limit: configuration.maximumResponseSize)
         }
         return Self.page(
-            sourceURL: sourceURL, finalURL: response.url, body: response.body, contentType: response.header("content-type"))
+            sourceURL: sourceURL, finalURL: response.url, body: response.body,
+            contentType: response.header("content-type"))
     }
 
     private static func page(sourceURL: URL, finalURL: URL, body: Data, contentType: String?) -> AppLinkPage {

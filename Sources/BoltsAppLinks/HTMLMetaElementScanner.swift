@@ -149,7 +149,8 @@ private struct MetaTreeBuilder {
                 isIntegrationPoint = ["mi", "mo", "mn", "ms", "mtext"].contains(tag.name)
             }
         }
-        foreignStack.append(ForeignElement(name: tag.name, namespace: namespace, isIntegrationPoint: isIntegrationPoint))
+        foreignStack.append(
+            ForeignElement(name: tag.name, namespace: namespace, isIntegrationPoint: isIntegrationPoint))
     }
 
     private mutating func popForeignToIntegrationPoint() {

@@ -20,10 +20,24 @@ public enum HTMLTextDecoding {
         case utf16BE = "UTF-16BE"
         /// windows-1252 (also what `iso-8859-1`, `latin1` and `us-ascii` mean on the web).
         case windows1252 = "windows-1252"
-        /// Encodings decoded through Foundation.
-        case shiftJIS = "Shift_JIS", eucJP = "EUC-JP", iso2022JP = "ISO-2022-JP", windows1250 = "windows-1250",
-            windows1251 = "windows-1251", windows1253 = "windows-1253", windows1254 = "windows-1254",
-            iso8859_2 = "ISO-8859-2", macintosh = "macintosh"
+        /// Shift_JIS (decoded through Foundation).
+        case shiftJIS = "Shift_JIS"
+        /// EUC-JP (decoded through Foundation).
+        case eucJP = "EUC-JP"
+        /// ISO-2022-JP (decoded through Foundation).
+        case iso2022JP = "ISO-2022-JP"
+        /// windows-1250, Central European (decoded through Foundation).
+        case windows1250 = "windows-1250"
+        /// windows-1251, Cyrillic (decoded through Foundation).
+        case windows1251 = "windows-1251"
+        /// windows-1253, Greek (decoded through Foundation).
+        case windows1253 = "windows-1253"
+        /// windows-1254, Turkish; also what `iso-8859-9` means on the web (decoded through Foundation).
+        case windows1254 = "windows-1254"
+        /// ISO-8859-2, Latin 2 (decoded through Foundation).
+        case iso8859_2 = "ISO-8859-2"
+        /// Mac Roman (decoded through Foundation).
+        case macintosh = "macintosh"
 
         /// The encoding a label names (case-insensitive, surrounding whitespace ignored), or nil when unknown.
         public init?(label: String) {
@@ -46,7 +60,10 @@ public enum HTMLTextDecoding {
                         "iso-ir-100", "csisolatin1",
                     ]
                 ),
-                (.shiftJIS, ["shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "windows-31j", "x-sjis", "ms932"]),
+                (
+                    .shiftJIS,
+                    ["shift_jis", "shift-jis", "sjis", "ms_kanji", "csshiftjis", "windows-31j", "x-sjis", "ms932"]
+                ),
                 (.eucJP, ["euc-jp", "x-euc-jp", "cseucpkdfmtjapanese"]),
                 (.iso2022JP, ["iso-2022-jp", "csiso2022jp"]),
                 (.windows1250, ["windows-1250", "cp1250", "x-cp1250"]),
@@ -69,7 +86,8 @@ public enum HTMLTextDecoding {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return (decode(bytes.dropFirst(3), as: .utf8), .utf8) }
         if bytes.starts(with: [0xFE, 0xFF]) { return (decode(bytes.dropFirst(2), as: .utf16BE), .utf16BE) }
         if bytes.starts(with: [0xFF, 0xFE]) { return (decode(bytes.dropFirst(2), as: .utf16LE), .utf16LE) }
-        let encoding = contentType.flatMap(charsetLabel(inContentType:)).flatMap(Encoding.init(label:))
+        let encoding =
+            contentType.flatMap(charsetLabel(inContentType:)).flatMap(Encoding.init(label:))
             ?? prescan(bytes.prefix(1024))
             ?? .utf8
         return (decode(bytes[...], as: encoding), encoding)
@@ -82,7 +100,8 @@ public enum HTMLTextDecoding {
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else {
                 continue
             }
-            let label = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            let label = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\"'"))
             return label.isEmpty ? nil : label
         }
         return nil

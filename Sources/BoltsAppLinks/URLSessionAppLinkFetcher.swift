@@ -2,7 +2,7 @@ import Bolts
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The default ``AppLinkHTTPFetching`` client, on Foundation's `URLSession`.
@@ -46,7 +46,8 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
         let identifier = dataTask.taskIdentifier
         delegate.register(identifier, request: request, source: source)
         // Weak captures: a finished transfer is not kept alive until its deadline.
-        DispatchQueue.global().asyncAfter(deadline: .now() + max(request.timeout, 0)) { [weak delegate, weak dataTask] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(request.timeout, 0)) {
+            [weak delegate, weak dataTask] in
             if delegate?.fail(identifier, with: .timedOut(url: request.url, seconds: request.timeout)) == true {
                 dataTask?.cancel()
             }

@@ -49,9 +49,10 @@ public struct XDGAppLinkURLOpener: AppLinkURLOpener {
 
     /// Schemes are letters, digits, `+`, `-` and `.`; anything else is refused before a process sees it.
     static func isPlainScheme(_ scheme: String) -> Bool {
-        !scheme.isEmpty && scheme.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "+-.".unicodeScalars.contains(scalar))
-        }
+        !scheme.isEmpty
+            && scheme.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+            }
     }
 
     private var effectiveEnvironment: [String: String] {

@@ -6,11 +6,15 @@ import Testing
 @Suite("Payload JSON")
 struct AppLinkJSONTests {
     @Test func parsesEveryKindOfValue() {
-        let text = #" { "s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "i": -42, "d": 2.5e3, "big": 12345678901234567890, "t": true, "f": false, "n": null, "a": [1, [], {}], "o": {"x": {"y": []}} } "#
-        #expect(AppLinkJSON(parsing: text) == [
-            "s": "a\"b\\c/d\né😀", "i": -42, "d": 2500.0, "big": .double(1.2345678901234567e19), "t": true, "f": false,
-            "n": .null, "a": [1, [], [:]], "o": ["x": ["y": []]],
-        ])
+        let text =
+            #" { "s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "i": -42, "d": 2.5e3, "big": 12345678901234567890, "#
+            + #""t": true, "f": false, "n": null, "a": [1, [], {}], "o": {"x": {"y": []}} } "#
+        #expect(
+            AppLinkJSON(parsing: text) == [
+                "s": "a\"b\\c/d\né😀", "i": -42, "d": 2500.0, "big": .double(1.2345678901234567e19), "t": true,
+                "f": false,
+                "n": .null, "a": [1, [], [:]], "o": ["x": ["y": []]],
+            ])
     }
 
     @Test(arguments: [
@@ -22,14 +26,18 @@ struct AppLinkJSONTests {
     }
 
     @Test func nestingIsBounded() {
-        let ok = String(repeating: "[", count: AppLinkJSON.maximumNestingDepth) + String(repeating: "]", count: AppLinkJSON.maximumNestingDepth)
+        let ok =
+            String(repeating: "[", count: AppLinkJSON.maximumNestingDepth)
+            + String(repeating: "]", count: AppLinkJSON.maximumNestingDepth)
         let deep = "[" + ok + "]"
         #expect(AppLinkJSON(parsing: ok) != nil)
         #expect(AppLinkJSON(parsing: deep) == nil)
     }
 
     @Test func serializationIsCompactSortedAndRoundTrips() {
-        let value: AppLinkJSON = ["b": [1, 2.5, "x/y", .null, true], "a": "quote\" back\\ ctrl\u{01} tab\t é", "c": [:], "d": 1.0]
+        let value: AppLinkJSON = [
+            "b": [1, 2.5, "x/y", .null, true], "a": "quote\" back\\ ctrl\u{01} tab\t é", "c": [:], "d": 1.0,
+        ]
         let text = value.serialized()
         #expect(text == #"{"a":"quote\" back\\ ctrl\u0001 tab\t é","b":[1,2.5,"x/y",null,true],"c":{},"d":1.0}"#)
         #expect(AppLinkJSON(parsing: text) == value)
@@ -53,8 +61,10 @@ struct AppLinkJSONTests {
         let samples = [#"{"a":[1,2,{"b":"c"}],"d":"\u00fc\/"}"#, #"[true,false,null,"x",-0.5]"#, #"{"k":"v&w=x+y"}"#]
         for sample in samples {
             let ours = try #require(AppLinkJSON(parsing: sample))
-            let foundation = try JSONSerialization.jsonObject(with: Data(ours.serialized().utf8), options: [.fragmentsAllowed])
-            let again = try JSONSerialization.data(withJSONObject: foundation, options: [.sortedKeys, .fragmentsAllowed])
+            let foundation = try JSONSerialization.jsonObject(
+                with: Data(ours.serialized().utf8), options: [.fragmentsAllowed])
+            let again = try JSONSerialization.data(
+                withJSONObject: foundation, options: [.sortedKeys, .fragmentsAllowed])
             #expect(AppLinkJSON(parsing: String(decoding: again, as: UTF8.self)) == ours)
         }
     }

@@ -25,21 +25,30 @@ struct AppLinkURLTests {
     }
 
     @Test func queryParametersDecodeWithoutTurningPlusIntoSpace() {
-        let parsed = AppLinkURL(url: URL(string: "http://example.com/p?foo&bar=baz&sp=a%20b&plus=1+2&eq=a=b&&dup=1&dup=2&%C3%A9=%E2%82%AC#frag=x")!)
-        #expect(parsed.inputQueryParameters == [
-            "foo": "", "bar": "baz", "sp": "a b", "plus": "1+2", "eq": "a=b", "dup": "2", "é": "€",
-        ])
+        let parsed = AppLinkURL(
+            url: URL(
+                string: "http://example.com/p?foo&bar=baz&sp=a%20b&plus=1+2&eq=a=b&&dup=1&dup=2&%C3%A9=%E2%82%AC#frag=x"
+            )!)
+        #expect(
+            parsed.inputQueryParameters == [
+                "foo": "", "bar": "baz", "sp": "a b", "plus": "1+2", "eq": "a=b", "dup": "2", "é": "€",
+            ])
         #expect(parsed.targetQueryParameters == parsed.inputQueryParameters)
     }
 
     @Test func malformedEscapesKeepTheRawText() {
-        #expect(AppLinkQuery.parameters(ofQuery: "a=%zz&b%=1&c=%E2%82&d=%41") == ["a": "%zz", "b%": "1", "c": "%E2%82", "d": "A"])
+        #expect(
+            AppLinkQuery.parameters(ofQuery: "a=%zz&b%=1&c=%E2%82&d=%41") == [
+                "a": "%zz", "b%": "1", "c": "%E2%82", "d": "A",
+            ])
         #expect(AppLinkQuery.parameters(ofQuery: "") == [:])
         #expect(AppLinkQuery.parameters(of: URL(string: "http://example.com/?")!) == [:])
     }
 
     @Test func acceptedPayloadSetsTargetExtrasAndData() {
-        let json = #"{"target_url":"http:\/\/www.example.com\/path?a=b&c=%20d","extras":{"foo":"bar","n":[1,2]},"user_agent":"Bolts iOS 1.0.0","version":"1.0","custom":true}"#
+        let json =
+            #"{"target_url":"http:\/\/www.example.com\/path?a=b&c=%20d","extras":{"foo":"bar","n":[1,2]},"#
+            + #""user_agent":"Bolts iOS 1.0.0","version":"1.0","custom":true}"#
         let parsed = AppLinkURL(url: url("bolts://?foo=bar", payload: json))
         #expect(parsed.targetURL == URL(string: "http://www.example.com/path?a=b&c=%20d"))
         #expect(parsed.targetQueryParameters == ["a": "b", "c": " d"])
@@ -56,8 +65,10 @@ struct AppLinkURLTests {
         #expect(parsed.appLinkData == ["target_url": "http://example.com/t"])
     }
 
-    @Test(arguments: [#"{"version":"2.0","target_url":"http://x.com/"}"#, #"{"version":1,"target_url":"http://x.com/"}"#,
-        #"{"version":"1","target_url":"http://x.com/"}"#, #"{"version":null,"target_url":"http://x.com/"}"#])
+    @Test(arguments: [
+        #"{"version":"2.0","target_url":"http://x.com/"}"#, #"{"version":1,"target_url":"http://x.com/"}"#,
+        #"{"version":"1","target_url":"http://x.com/"}"#, #"{"version":null,"target_url":"http://x.com/"}"#,
+    ])
     func otherVersionsMakeThePayloadIgnored(json: String) {
         let input = url("bolts://", payload: json)
         let parsed = AppLinkURL(url: input)
@@ -74,8 +85,10 @@ struct AppLinkURLTests {
         #expect(parsed.targetURL == input)
     }
 
-    @Test(arguments: [#"{"target_url":null}"#, #"{"target_url":12}"#, #"{"target_url":"not a url"}"#,
-        #"{"target_url":{"a":1}}"#, #"{"target_url":""}"#])
+    @Test(arguments: [
+        #"{"target_url":null}"#, #"{"target_url":12}"#, #"{"target_url":"not a url"}"#,
+        #"{"target_url":{"a":1}}"#, #"{"target_url":""}"#,
+    ])
     func unusableTargetURLFallsBackToTheInputURL(json: String) {
         let input = url("bolts://x", payload: json)
         let parsed = AppLinkURL(url: input)
@@ -103,9 +116,10 @@ struct AppLinkURLTests {
         #expect(appLink.targets == [AppLinkTarget(url: URL(string: "referer://back"), appName: "Referer App")])
         #expect(appLink.webURL == nil)
 
-        for json in [#"{"referer_app_link":{"url":"referer://back"}}"#, #"{"referer_app_link":{"app_name":"R"}}"#,
-            #"{"referer_app_link":{"url":5,"app_name":"R"}}"#, #"{"referer_app_link":"referer://back"}"#]
-        {
+        for json in [
+            #"{"referer_app_link":{"url":"referer://back"}}"#, #"{"referer_app_link":{"app_name":"R"}}"#,
+            #"{"referer_app_link":{"url":5,"app_name":"R"}}"#, #"{"referer_app_link":"referer://back"}"#,
+        ] {
             #expect(AppLinkURL(url: url("bolts://", payload: json)).referer == nil, "payload \(json)")
         }
     }

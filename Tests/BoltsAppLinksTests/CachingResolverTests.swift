@@ -25,7 +25,8 @@ final class GatedResolver: AppLinkResolving {
     }
 
     func fail(_ index: Int) {
-        pending.current[index].source.set(error: AppLinkResolutionError.httpStatus(url: pending.current[index].url, statusCode: 503))
+        pending.current[index].source.set(
+            error: AppLinkResolutionError.httpStatus(url: pending.current[index].url, statusCode: 503))
     }
 }
 

@@ -18,7 +18,8 @@ struct CharsetTests {
     }
 
     @Test func metaCharsetIsUsedWhenTheHeaderHasNone() async throws {
-        var bytes = Array("<html><head><meta charset=\"windows-1251\"><meta property=\"al:ios:app_name\" content=\"".utf8)
+        var bytes = Array(
+            "<html><head><meta charset=\"windows-1251\"><meta property=\"al:ios:app_name\" content=\"".utf8)
         bytes += [0xCF, 0xF0, 0xE8, 0xE2, 0xE5, 0xF2]  // "Привет" in windows-1251
         bytes += Array("\"></head></html>".utf8)
         let server = try TestHTTPServer { [bytes] _ in .bytes(bytes, contentType: "text/html") }
@@ -82,10 +83,11 @@ struct CharsetTests {
         #expect(decoded.text == text)
     }
 
-    @Test(arguments: [
-        ("text/html; charset=UTF-8", "UTF-8"), ("text/html;charset='latin1'", "latin1"),
-        ("text/html; foo=bar; Charset = koi8-r", "koi8-r"), ("text/html", nil),
-    ] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("text/html; charset=UTF-8", "UTF-8"), ("text/html;charset='latin1'", "latin1"),
+            ("text/html; foo=bar; Charset = koi8-r", "koi8-r"), ("text/html", nil),
+        ] as [(String, String?)])
     func charsetParameterIsFound(contentType: String, expected: String?) {
         #expect(HTMLTextDecoding.charsetLabel(inContentType: contentType) == expected)
     }

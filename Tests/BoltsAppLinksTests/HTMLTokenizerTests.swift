@@ -19,9 +19,10 @@ struct HTMLTokenizerTests {
             <meta property=al:web:url content=http://example.com/x/>
             <MeTa pRoPeRtY = "al:a"   cOnTeNt =  'b' >
             """
-        #expect(metas(html) == [
-            "al:ios:url=applinks://a", "al:ios:app_name=It\"s", "al:web:url=http://example.com/x/", "al:a=b",
-        ])
+        #expect(
+            metas(html) == [
+                "al:ios:url=applinks://a", "al:ios:app_name=It\"s", "al:web:url=http://example.com/x/", "al:a=b",
+            ])
     }
 
     @Test func characterReferencesInAttributes() {
@@ -31,12 +32,13 @@ struct HTMLTokenizerTests {
             <meta property="al:c" content="a&b &amp c &ampx &amp=y &notit; &notin; &unknown; &#; &#x;">
             <meta property="al:d" content="?a=1&copy=2&lang=en&amp;ref=x">
             """
-        #expect(metas(html) == [
-            "al:a=&<>\"'\u{A0}é©…€→",
-            "al:b=ABC\u{FFFD}\u{FFFD}\u{FFFD}€Ÿ\u{FFFD}",
-            "al:c=a&b & c &ampx &amp=y &notit; ∉ &unknown; &#; &#x;",
-            "al:d=?a=1&copy=2&lang=en&ref=x",
-        ])
+        #expect(
+            metas(html) == [
+                "al:a=&<>\"'\u{A0}é©…€→",
+                "al:b=ABC\u{FFFD}\u{FFFD}\u{FFFD}€Ÿ\u{FFFD}",
+                "al:c=a&b & c &ampx &amp=y &notit; ∉ &unknown; &#; &#x;",
+                "al:d=?a=1&copy=2&lang=en&ref=x",
+            ])
     }
 
     @Test func commentsHideTagsUntilTheyEnd() {
@@ -52,10 +54,11 @@ struct HTMLTokenizerTests {
             </ bogus end tag <meta property="al:i"> ><meta property="al:j" content="w">
             <!DOCTYPE html PUBLIC "<meta property='al:k'>" >
             """
-        #expect(metas(html) == [
-            "al:a=after empty comment", "al:b=after dash comment", "al:c=after bang end", "al:d=x", "al:e=y",
-            "al:h=z", "al:j=w",
-        ])
+        #expect(
+            metas(html) == [
+                "al:a=after empty comment", "al:b=after dash comment", "al:c=after bang end", "al:d=x", "al:e=y",
+                "al:h=z", "al:j=w",
+            ])
     }
 
     @Test func rawTextElementsContainNoTags() {
@@ -118,9 +121,10 @@ struct HTMLTokenizerTests {
             <svg><foreignObject><textarea><meta property="al:no3"></textarea></foreignObject></svg>
             <svg/><style><meta property="al:no4"></style><meta property="al:c" content="3">
             """
-        #expect(metas(html) == [
-            "al:a=meta breaks out of svg", "al:b=2", "al:c=3",
-        ])
+        #expect(
+            metas(html) == [
+                "al:a=meta breaks out of svg", "al:b=2", "al:c=3",
+            ])
     }
 
     @Test func duplicateAttributesKeepTheFirst() {
@@ -142,10 +146,11 @@ struct HTMLTokenizerTests {
             < meta property="al:no1">
             <meta property="al:j" content="unterminated
             """
-        #expect(metas(html) == [
-            "al:a=slash separated", "al:b=no space", "al:c=", "al:d=", "al:e=spaces around equals",
-            "al:f=line\nbreak", "al:g=a\u{FFFD}b", "al:i=quote in name",
-        ])
+        #expect(
+            metas(html) == [
+                "al:a=slash separated", "al:b=no space", "al:c=", "al:d=", "al:e=spaces around equals",
+                "al:f=line\nbreak", "al:g=a\u{FFFD}b", "al:i=quote in name",
+            ])
     }
 
     @Test func unquotedValueEndsOnlyAtWhitespaceOrGreaterThan() {
@@ -157,17 +162,20 @@ struct HTMLTokenizerTests {
     }
 
     @Test func endTagsAndMetaWithoutPropertyAreNotAppLinkTags() {
-        let html = #"</meta property="al:end"><meta name="al:ios:url" content="x"><meta property="og:title" content="t">"#
+        let html =
+            #"</meta property="al:end"><meta name="al:ios:url" content="x"><meta property="og:title" content="t">"#
         let tags = AppLinkMetaTag.tags(inHTML: html)
         #expect(tags.isEmpty)
         #expect(HTMLMetaElementScanner.metaElements(in: html).count == 2)
     }
 
     @Test func appLinkPrefixIsCaseSensitiveAndContentMayBeAbsent() {
-        let html = #"<meta property="AL:ios:url" content="x"><meta property="al:ios"><meta property="al:ios:url" content="">"#
-        #expect(AppLinkMetaTag.tags(inHTML: html) == [
-            AppLinkMetaTag(property: "al:ios", content: nil), AppLinkMetaTag(property: "al:ios:url", content: ""),
-        ])
+        let html =
+            #"<meta property="AL:ios:url" content="x"><meta property="al:ios"><meta property="al:ios:url" content="">"#
+        #expect(
+            AppLinkMetaTag.tags(inHTML: html) == [
+                AppLinkMetaTag(property: "al:ios", content: nil), AppLinkMetaTag(property: "al:ios:url", content: ""),
+            ])
     }
 
     @Test func realWorldPageShape() {
@@ -202,10 +210,11 @@ struct HTMLTokenizerTests {
             </html>
             """
         let tags = AppLinkMetaTag.tags(inHTML: html)
-        #expect(tags.map(\.property) == [
-            "al:ios:url", "al:ios:app_store_id", "al:ios:app_name", "al:android:url", "al:android:package",
-            "al:android:app_name", "al:web:url",
-        ])
+        #expect(
+            tags.map(\.property) == [
+                "al:ios:url", "al:ios:app_store_id", "al:ios:app_name", "al:android:url", "al:android:package",
+                "al:android:app_name", "al:web:url",
+            ])
         #expect(tags[0].content == "example://product/42?ref=web&utm=1")
         #expect(tags[2].content == "Example & Co")
     }
@@ -214,7 +223,8 @@ struct HTMLTokenizerTests {
         #expect(HTMLCharacterReferences.named.count == 2125)
         #expect(HTMLCharacterReferences.legacy.count == 106)
         #expect(HTMLCharacterReferences.named["NotNestedGreaterGreater"] == "\u{2AA2}\u{338}")
-        #expect(metas("<meta property='al:a' content='&CounterClockwiseContourIntegral;&fjlig;'>")
-            == ["al:a=\u{2233}fj"])
+        #expect(
+            metas("<meta property='al:a' content='&CounterClockwiseContourIntegral;&fjlig;'>")
+                == ["al:a=\u{2233}fj"])
     }
 }

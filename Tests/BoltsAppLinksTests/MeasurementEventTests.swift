@@ -6,7 +6,9 @@ import Testing
 @Suite("Measurement events")
 struct MeasurementEventTests {
     func inboundURL(marker: String) -> URL {
-        let json = #"{"target_url":"http://example.com/\#(marker)?q=1","version":"1.0","referer_app_link":{"url":"ref://\#(marker)","app_name":"Referer"}}"#
+        let json =
+            #"{"target_url":"http://example.com/\#(marker)?q=1","version":"1.0","#
+            + #""referer_app_link":{"url":"ref://\#(marker)","app_name":"Referer"}}"#
         return URL(string: "bolts://\(marker)/in?al_applink_data=" + AppLinkQuery.percentEncoded(json))!
     }
 
@@ -27,10 +29,11 @@ struct MeasurementEventTests {
             "forRenderBackToReferrerBar": "0",
             "forOpenUrl": "1",
         ]
-        #expect(posted == [
-            AppLinkMeasurementEvent(name: "al_link_parse", args: expected),
-            AppLinkMeasurementEvent(name: "al_nav_in", args: expected),
-        ])
+        #expect(
+            posted == [
+                AppLinkMeasurementEvent(name: "al_link_parse", args: expected),
+                AppLinkMeasurementEvent(name: "al_nav_in", args: expected),
+            ])
     }
 
     @Test func plainParseAndRefererBarParsePostOnlyLinkParse() {
@@ -56,13 +59,16 @@ struct MeasurementEventTests {
         #expect(posted.isEmpty)
     }
 
-    @Test(arguments: [
-        (["app"], AppLinkNavigationType.app), (["http"], .browser), ([], .failure),
-    ] as [([String], AppLinkNavigationType)])
+    @Test(
+        arguments: [
+            (["app"], AppLinkNavigationType.app), (["http"], .browser), ([], .failure),
+        ] as [([String], AppLinkNavigationType)])
     func navigationPostsNavigateOutWithEveryField(openable: [String], expected: AppLinkNavigationType) throws {
         let marker = uniqueMarker()
         let source = URL(string: "https://\(marker).example.com/page")!
-        let link = AppLink(sourceURL: source, targets: [AppLinkTarget(url: URL(string: "app://x"))], webURL: URL(string: "http://web.example.com/")!)
+        let link = AppLink(
+            sourceURL: source, targets: [AppLinkTarget(url: URL(string: "app://x"))],
+            webURL: URL(string: "http://web.example.com/")!)
         let opener = RecordingAppLinkURLOpener(openableSchemes: Set(openable))
         var result: AppLinkNavigationType?
         let posted = events(mentioning: marker) {
@@ -74,7 +80,8 @@ struct MeasurementEventTests {
         #expect(event.name == "al_nav_out")
         var args: [String: String] = [
             "sourceURL": source.absoluteString, "sourceHost": "\(marker).example.com", "sourceScheme": "https",
-            "success": expected == .failure ? "0" : "1", "type": ["app": "app", "web": "web", "fail": "fail"][expected.rawValue]!,
+            "success": expected == .failure ? "0" : "1",
+            "type": ["app": "app", "web": "web", "fail": "fail"][expected.rawValue]!,
         ]
         if let opened = opener.lastOpenedURL {
             args["outputURL"] = opened.absoluteString

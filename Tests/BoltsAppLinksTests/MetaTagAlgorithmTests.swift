@@ -39,11 +39,12 @@ struct MetaTagAlgorithmTests {
             ("al:ios", nil), ("al:ios:url", "bolts2://"), ("al:ios:app_store_id", "222"),
             ("al:ios", nil), ("al:ios:app_name", "Only a name"),
         ])
-        #expect(result.targets == [
-            AppLinkTarget(url: URL(string: "bolts://"), appName: "Bolts"),
-            AppLinkTarget(url: URL(string: "bolts2://"), appStoreId: "222"),
-            AppLinkTarget(url: nil, appName: "Only a name"),
-        ])
+        #expect(
+            result.targets == [
+                AppLinkTarget(url: URL(string: "bolts://"), appName: "Bolts"),
+                AppLinkTarget(url: URL(string: "bolts2://"), appStoreId: "222"),
+                AppLinkTarget(url: nil, appName: "Only a name"),
+            ])
     }
 
     @Test func groupWithOnlyABareTagGivesNoTarget() {
@@ -56,11 +57,12 @@ struct MetaTagAlgorithmTests {
             ("al:ios:url", "a://"), ("al:ios:url", "b://"), ("al:ios:url", "c://"), ("al:ios:app_name", "A"),
             ("al:ios:app_store_id", "1"), ("al:ios:app_store_id", "2"),
         ])
-        #expect(result.targets == [
-            AppLinkTarget(url: URL(string: "a://"), appStoreId: "1", appName: "A"),
-            AppLinkTarget(url: URL(string: "b://"), appStoreId: "2"),
-            AppLinkTarget(url: URL(string: "c://")),
-        ])
+        #expect(
+            result.targets == [
+                AppLinkTarget(url: URL(string: "a://"), appStoreId: "1", appName: "A"),
+                AppLinkTarget(url: URL(string: "b://"), appStoreId: "2"),
+                AppLinkTarget(url: URL(string: "c://")),
+            ])
     }
 
     @Test func deviceSpecificGroupsComeBeforeGenericOnes() {
@@ -71,21 +73,24 @@ struct MetaTagAlgorithmTests {
         #expect(link(tags, platform: .iphone).targets.map(\.url) == [URL(string: "iphone://"), URL(string: "ios://")])
         #expect(link(tags, platform: .ipad).targets.map(\.url) == [URL(string: "ipad://"), URL(string: "ios://")])
         #expect(link(tags, platform: .ios).targets.map(\.url) == [URL(string: "ios://")])
-        #expect(link(tags, platform: .android).targets == [
-            AppLinkTarget(url: URL(string: "android://"), package: "com.example"),
-        ])
+        #expect(
+            link(tags, platform: .android).targets == [
+                AppLinkTarget(url: URL(string: "android://"), package: "com.example")
+            ])
         #expect(link(tags, platform: .windowsPhone).targets.isEmpty)
     }
 
     @Test func androidTargetsCountPackageAndClass() {
-        let result = link([
-            ("al:android:package", "com.a"), ("al:android:class", "com.a.Main"), ("al:android:app_name", "A"),
-            ("al:android", nil), ("al:android:package", "com.b"),
-        ], platform: .android)
-        #expect(result.targets == [
-            AppLinkTarget(url: nil, appName: "A", package: "com.a", className: "com.a.Main"),
-            AppLinkTarget(url: nil, package: "com.b"),
-        ])
+        let result = link(
+            [
+                ("al:android:package", "com.a"), ("al:android:class", "com.a.Main"), ("al:android:app_name", "A"),
+                ("al:android", nil), ("al:android:package", "com.b"),
+            ], platform: .android)
+        #expect(
+            result.targets == [
+                AppLinkTarget(url: nil, appName: "A", package: "com.a", className: "com.a.Main"),
+                AppLinkTarget(url: nil, package: "com.b"),
+            ])
     }
 
     @Test func windowsPlatformsReadOnlyTheirOwnGroups() {
@@ -94,7 +99,8 @@ struct MetaTagAlgorithmTests {
             ("al:windows:url", "win://"), ("al:windows:app_name", "Win"),
             ("al:windows_universal:url", "uwp://"),
         ]
-        #expect(link(tags, platform: .windowsPhone).targets == [AppLinkTarget(url: URL(string: "wp://"), appId: "guid-1")])
+        #expect(
+            link(tags, platform: .windowsPhone).targets == [AppLinkTarget(url: URL(string: "wp://"), appId: "guid-1")])
         #expect(link(tags, platform: .windows).targets == [AppLinkTarget(url: URL(string: "win://"), appName: "Win")])
         #expect(link(tags, platform: .windowsUniversal).targets.map(\.url) == [URL(string: "uwp://")])
     }
@@ -155,14 +161,16 @@ struct MetaTagAlgorithmTests {
     }
 
     @Test func plainDataURLAndPercentEscapesDecode() async throws {
-        let url = URL(string: "data:text/html,%3Cmeta%20property%3D%22al%3Aios%3Aurl%22%20content%3D%22a%3A%2F%2Fb%22%3E")!
+        let url = URL(
+            string: "data:text/html,%3Cmeta%20property%3D%22al%3Aios%3Aurl%22%20content%3D%22a%3A%2F%2Fb%22%3E")!
         let result = try await HTMLAppLinkResolver().appLink(from: url).value
         #expect(result.targets.map(\.url) == [URL(string: "a://b")])
         #expect(result.webURL == url)
     }
 
     @Test func malformedBase64DataURLFaults() async throws {
-        let error = await resolutionError(of: HTMLAppLinkResolver().appLink(from: URL(string: "data:text/html;base64,A")!))
+        let error = await resolutionError(
+            of: HTMLAppLinkResolver().appLink(from: URL(string: "data:text/html;base64,A")!))
         guard case .malformedDataURL = error else {
             Issue.record("expected a malformed data URL error, got \(String(describing: error))")
             return

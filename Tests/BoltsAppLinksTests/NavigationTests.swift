@@ -10,7 +10,8 @@ struct NavigationTests {
     let web = URL(string: "http://www.example.com/web")!
 
     func appLink(targets: [String?], web: URL?) -> AppLink {
-        AppLink(sourceURL: source, targets: targets.map { AppLinkTarget(url: $0.flatMap(URL.init(string:))) }, webURL: web)
+        AppLink(
+            sourceURL: source, targets: targets.map { AppLinkTarget(url: $0.flatMap(URL.init(string:))) }, webURL: web)
     }
 
     @Test func firstOpenableTargetWins() throws {
@@ -52,27 +53,35 @@ struct NavigationTests {
         let navigation = AppLinkNavigation(
             appLink: appLink(targets: ["app://x"], web: nil),
             extras: ["a": "b"],
-            appLinkData: ["user_agent": "Mine 2", "version": "1.0", "target_url": "http://evil/", "extras": ["z": 1], "foo": "bar"]
+            appLinkData: [
+                "user_agent": "Mine 2", "version": "1.0", "target_url": "http://evil/", "extras": ["z": 1],
+                "foo": "bar",
+            ]
         )
-        #expect(navigation.payload == [
-            "user_agent": "Mine 2", "version": "1.0", "target_url": .string(source.absoluteString), "extras": ["a": "b"],
-            "foo": "bar",
-        ])
+        #expect(
+            navigation.payload == [
+                "user_agent": "Mine 2", "version": "1.0", "target_url": .string(source.absoluteString),
+                "extras": ["a": "b"],
+                "foo": "bar",
+            ])
         let defaults = AppLinkNavigation(appLink: appLink(targets: [], web: nil)).payload
-        #expect(defaults == [
-            "user_agent": .string(AppLinkNavigation.userAgent), "version": "1.0",
-            "target_url": .string(source.absoluteString), "extras": [:],
-        ])
+        #expect(
+            defaults == [
+                "user_agent": .string(AppLinkNavigation.userAgent), "version": "1.0",
+                "target_url": .string(source.absoluteString), "extras": [:],
+            ])
         #expect(defaults["referer_app_link"] == nil)
     }
 
     @Test func payloadRoundTripsThroughTheOutboundURL() throws {
         let extras: [String: AppLinkJSON] = [
-            "query": "a=1&b=2+3 #frag?", "unicode": "é€😀", "nested": ["list": [1, 2.5, true, .null, "x"]], "slash": "a/b\\c\"",
+            "query": "a=1&b=2+3 #frag?", "unicode": "é€😀", "nested": ["list": [1, 2.5, true, .null, "x"]],
+            "slash": "a/b\\c\"",
         ]
         let data: [String: AppLinkJSON] = AppLinkReferer.callbackAppLinkData(
             forAppWithName: "Referer & Co", url: URL(string: "referer://back?x=1&y=2")!)
-        let navigation = AppLinkNavigation(appLink: appLink(targets: ["app://host/p?z=9#section"], web: nil), extras: extras, appLinkData: data)
+        let navigation = AppLinkNavigation(
+            appLink: appLink(targets: ["app://host/p?z=9#section"], web: nil), extras: extras, appLinkData: data)
         let outbound = try #require(navigation.plan.steps.first?.url)
         #expect(outbound.absoluteString.hasSuffix("#section"))
         #expect(outbound.fragment == "section")
@@ -86,7 +95,8 @@ struct NavigationTests {
     }
 
     @Test func encodedPayloadUsesOnlyUnreservedCharacters() throws {
-        let navigation = AppLinkNavigation(appLink: appLink(targets: ["app://x"], web: nil), extras: ["k": "&=+/?:@!$'()*,;"])
+        let navigation = AppLinkNavigation(
+            appLink: appLink(targets: ["app://x"], web: nil), extras: ["k": "&=+/?:@!$'()*,;"])
         let outbound = try #require(navigation.plan.steps.first?.url).absoluteString
         let encoded = try #require(outbound.components(separatedBy: "al_applink_data=").last)
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~%")
@@ -94,7 +104,8 @@ struct NavigationTests {
     }
 
     @Test(arguments: [
-        ("bolts://", "bolts://?al_applink_data="), ("http://www.example.com?", "http://www.example.com?al_applink_data="),
+        ("bolts://", "bolts://?al_applink_data="),
+        ("http://www.example.com?", "http://www.example.com?al_applink_data="),
         ("http://e.com/p?a=1", "http://e.com/p?a=1&al_applink_data="), ("app://x#f", "app://x?al_applink_data="),
     ])
     func parameterGoesIntoTheQuery(target: String, expectedPrefix: String) throws {
@@ -118,7 +129,9 @@ struct NavigationTests {
         let html = page(withTags: [("al:ios:url", "first://x"), ("al:iphone:url", "phone://y")])
         let url = dataURL(forHTML: html)
         let opener = RecordingAppLinkURLOpener(openableSchemes: ["phone", "first"])
-        let type = try await AppLinkNavigation.navigate(to: url, resolver: HTMLAppLinkResolver(), platform: .iphone, opener: opener).value
+        let type = try await AppLinkNavigation.navigate(
+            to: url, resolver: HTMLAppLinkResolver(), platform: .iphone, opener: opener
+        ).value
         #expect(type == .app)
         #expect(opener.openedURLs.map(\.scheme) == ["phone"])
         let data = AppLinkURL(url: try #require(opener.lastOpenedURL)).appLinkData
@@ -127,7 +140,8 @@ struct NavigationTests {
 
     @Test func navigateToURLPropagatesResolverErrors() async throws {
         let opener = RecordingAppLinkURLOpener()
-        let task = AppLinkNavigation.navigate(to: URL(string: "gopher://x")!, resolver: HTMLAppLinkResolver(), opener: opener)
+        let task = AppLinkNavigation.navigate(
+            to: URL(string: "gopher://x")!, resolver: HTMLAppLinkResolver(), opener: opener)
         let error = await resolutionError(of: task)
         guard case .unsupportedScheme = error else {
             Issue.record("expected unsupported scheme, got \(String(describing: error))")
@@ -158,11 +172,14 @@ final class FixedResolver: AppLinkResolving {
 struct DefaultResolverTests {
     @Test func defaultResolverCanBeSwappedAndRestored() async throws {
         #expect(AppLinkNavigation.defaultResolver is HTMLAppLinkResolver)
-        let fixed = FixedResolver { url, _ in AppLink(sourceURL: url, targets: [AppLinkTarget(url: URL(string: "fixed://"))], webURL: nil) }
+        let fixed = FixedResolver { url, _ in
+            AppLink(sourceURL: url, targets: [AppLinkTarget(url: URL(string: "fixed://"))], webURL: nil)
+        }
         AppLinkNavigation.defaultResolver = fixed
         defer { AppLinkNavigation.resetDefaultResolver() }
         let opener = RecordingAppLinkURLOpener()
-        let type = try await AppLinkNavigation.navigate(to: URL(string: "http://unused.example.com/")!, opener: opener).value
+        let type = try await AppLinkNavigation.navigate(to: URL(string: "http://unused.example.com/")!, opener: opener)
+            .value
         #expect(type == .app)
         #expect(fixed.callCount == 1)
         #expect(opener.lastOpenedURL?.scheme == "fixed")
@@ -176,7 +193,8 @@ struct DefaultResolverTests {
         let recording = RecordingAppLinkURLOpener()
         AppLinkNavigation.defaultOpener = recording
         defer { AppLinkNavigation.defaultOpener = previous }
-        let link = AppLink(sourceURL: URL(string: "http://e.com/")!, targets: [AppLinkTarget(url: URL(string: "x://"))], webURL: nil)
+        let link = AppLink(
+            sourceURL: URL(string: "http://e.com/")!, targets: [AppLinkTarget(url: URL(string: "x://"))], webURL: nil)
         #expect(AppLinkNavigation(appLink: link).navigate() == .app)
         #expect(AppLinkNavigation(appLink: link).navigationType == .app)
         #expect(recording.openedURLs.count == 1)

@@ -20,7 +20,10 @@ struct ResolverHTTPTests {
         let link = try await HTMLAppLinkResolver().appLink(from: url, platform: .ios).value
         #expect(link.sourceURL == url)
         #expect(link.webURL == url)
-        #expect(link.targets == [AppLinkTarget(url: URL(string: "applinks://docs"), appStoreId: "12345", appName: "App Links")])
+        #expect(
+            link.targets == [
+                AppLinkTarget(url: URL(string: "applinks://docs"), appStoreId: "12345", appName: "App Links")
+            ])
         let request = try #require(server.requests.first)
         #expect(request.headers["prefer-html-meta-tags"] == "al")
         #expect(request.method == "GET")

@@ -20,7 +20,8 @@ private struct FakeDesktop {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         let handler = root.appendingPathComponent("handler.sh")
-        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(root.path)/ran.txt'\n".write(to: handler, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(root.path)/ran.txt'\n".write(
+            to: handler, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: handler.path)
         try "[Desktop Entry]\nType=Application\nName=Bolts Test Handler\nExec=\(handler.path) %u\n"
             .write(to: data.appendingPathComponent("boltstest-handler.desktop"), atomically: true, encoding: .utf8)
@@ -82,7 +83,10 @@ struct XDGOpenerTests {
         let opener = XDGAppLinkURLOpener(environment: desktop.environment)
         let link = AppLink(
             sourceURL: URL(string: "https://example.com/item/42?ref=a&b=c")!,
-            targets: [AppLinkTarget(url: URL(string: "nosuchscheme://x")), AppLinkTarget(url: URL(string: "boltstest://item/42"))],
+            targets: [
+                AppLinkTarget(url: URL(string: "nosuchscheme://x")),
+                AppLinkTarget(url: URL(string: "boltstest://item/42")),
+            ],
             webURL: nil)
         let navigation = AppLinkNavigation(appLink: link, extras: ["campaign": "spring & summer"])
         #expect(navigation.navigationType(using: opener) == .app)
