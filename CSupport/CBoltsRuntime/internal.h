@@ -12,6 +12,6 @@ void bolts__pool_blocking_end(void);
 /* Small fixed-size blocks from a per-thread cache (tasks, jobs, waiters). */
 void *bolts__block_alloc(void);
 void bolts__block_free(void *block);
-#define BOLTS_BLOCK_SIZE 64
+#define BOLTS_BLOCK_SIZE 128
 
 #endif

@@ -36,8 +36,21 @@ typedef struct free_block {
     struct free_block *next;
 } free_block_t;
 
-static __thread free_block_t *cache_head;
-static __thread unsigned cache_count;
+/* All of this file's per-thread state in one initial-exec TLS block: each access is one
+ * %fs-relative load, with no __tls_get_addr call on the hot path. */
+typedef struct thread_state {
+    free_block_t *cache_head;
+    unsigned cache_count;
+    bool cache_armed;        /* the thread-exit destructor is registered */
+    int depth;               /* trampoline: dispatch frames running a job right now */
+    struct bolts_job *head;  /* trampoline: FIFO of deferred jobs */
+    struct bolts_job *tail;
+    uint64_t deferred;       /* trampoline: jobs deferred so far (for tests) */
+} thread_state_t;
+
+static __thread thread_state_t tls __attribute__((tls_model("initial-exec")));
+#define cache_head tls.cache_head
+#define cache_count tls.cache_count
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -51,6 +64,7 @@ static void cache_release_at_exit(void *unused) {
     }
     cache_head = NULL;
     cache_count = 0;
+    tls.cache_armed = false;
 }
 
 static void cache_key_create(void) {
@@ -84,10 +98,11 @@ void *bolts__block_alloc(void) {
 void bolts__block_free(void *block) {
 #ifndef BOLTS_NO_BLOCK_CACHE
     if (cache_count < BOLTS_BLOCK_CACHE_MAX) {
-        if (cache_count == 0 && cache_head == NULL) {
+        if (!tls.cache_armed) {
             /* First block this thread caches: make sure the exit destructor runs. */
             pthread_once(&cache_key_once, cache_key_create);
             pthread_setspecific(cache_key, (void *)1);
+            tls.cache_armed = true;
         }
         free_block_t *b = block;
         b->next = cache_head;
@@ -129,10 +144,10 @@ static inline void job_invoke(bolts_job_t *job) {
  * head/tail: FIFO of jobs deferred because depth reached BOLTS_INLINE_DEPTH. Only the
  * owning thread touches them. */
 
-static __thread int tramp_depth;
-static __thread bolts_job_t *tramp_head;
-static __thread bolts_job_t *tramp_tail;
-static __thread uint64_t tramp_deferred;
+#define tramp_depth tls.depth
+#define tramp_head tls.head
+#define tramp_tail tls.tail
+#define tramp_deferred tls.deferred
 
 static inline bolts_job_t *tramp_pop(void) {
     bolts_job_t *job = tramp_head;

@@ -34,6 +34,9 @@ struct bolts_task {
     _Atomic(uint8_t) observed;
     /* The owner's job record for waiting on one task at a time. */
     bolts_job_t own_job;
+    /* Storage for the layer above's success value (written by the claimer before
+     * publish, like `outcome`). */
+    _Alignas(16) unsigned char payload[BOLTS_TASK_PAYLOAD_SIZE];
 };
 _Static_assert(sizeof(struct bolts_task) <= BOLTS_BLOCK_SIZE, "a task must fit in a block");
 
@@ -57,6 +60,8 @@ bolts_task_t *bolts_task_create_completed(bolts_outcome_t outcome) {
 void bolts_task_destroy(bolts_task_t *task) { bolts__block_free(task); }
 
 bolts_job_t *bolts_task_own_job(bolts_task_t *task) { return &task->own_job; }
+
+void *bolts_task_payload(bolts_task_t *task) { return task->payload; }
 
 bolts_outcome_t bolts_task_state(const bolts_task_t *task) {
     /* Acquire: pairs with the release half of publish's exchange, so the outcome and

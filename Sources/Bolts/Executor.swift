@@ -16,9 +16,17 @@ import Foundation
 /// | ``pool(_:)`` | on a ``ThreadPool`` worker; continuations are handed to the pool by the C core |
 /// | ``init(_:)`` | any other scheduler |
 public struct Executor: Sendable, CustomStringConvertible {
+    /// The part of an executor that the continuation hot path looks at: a trivial tag.
+    @usableFromInline
+    internal enum _Tag: UInt8, Sendable {
+        case inlineDefault
+        case inlineImmediate
+        case pool
+        case scheduled
+    }
+
     @usableFromInline
     internal enum Kind: Sendable {
-        case inline
         case mainThread
         case queue(DispatchQueue)
         case operationQueue(OperationQueue)
@@ -27,16 +35,55 @@ public struct Executor: Sendable, CustomStringConvertible {
         case pool(ThreadPool)
     }
 
+    /// Everything but the two inline executors keeps its scheduler here, so that copying
+    /// an executor (continuations capture one) is one reference, or nothing at all for
+    /// `.default` and `.immediate`.
+    //
+    // @unchecked Sendable: all fields are immutable; `cPool` points to a C pool that is
+    // thread-safe and kept alive by the `ThreadPool` held in `kind`.
     @usableFromInline
-    internal let kind: Kind
+    internal final class _Impl: @unchecked Sendable {
+        let kind: Kind
+        let description: String
+        @usableFromInline
+        let cPool: OpaquePointer?
 
-    /// What ``description`` returns.
-    public let description: String
+        init(kind: Kind, description: String, cPool: OpaquePointer? = nil) {
+            self.kind = kind
+            self.description = description
+            self.cPool = cPool
+        }
+    }
 
     @usableFromInline
-    internal init(kind: Kind, description: String) {
-        self.kind = kind
-        self.description = description
+    internal let _tag: _Tag
+
+    @usableFromInline
+    internal let _impl: _Impl?
+
+    private init(tag: _Tag) {
+        _tag = tag
+        _impl = nil
+    }
+
+    private init(kind: Kind, description: String) {
+        if case .pool(let pool) = kind {
+            _tag = .pool
+            _impl = _Impl(kind: kind, description: description, cPool: pool._pool)
+        } else {
+            _tag = .scheduled
+            _impl = _Impl(kind: kind, description: description)
+        }
+    }
+
+    /// A name for the executor: "Default Executor", "Immediate Executor",
+    /// "Queue Executor: <label>", and so on.
+    public var description: String {
+        switch _tag {
+        case .inlineDefault: return "Default Executor"
+        case .inlineImmediate: return "Immediate Executor"
+        default: return _impl!.description
+        }
     }
 
     /// An executor for any other scheduler: `schedule` receives each job and must run it
@@ -48,10 +95,10 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// Runs continuations inline on the thread that completes the antecedent. Deep chains
     /// are safe: past ``trampolineInlineDepth`` nested completions, jobs go on the thread's
     /// run queue and the outermost frame runs them in a loop, on the same thread.
-    public static let `default` = Executor(kind: .inline, description: "Default Executor")
+    public static let `default` = Executor(tag: .inlineDefault)
 
     /// Runs jobs inline, at once, on the calling thread (bounded by the trampoline).
-    public static let immediate = Executor(kind: .inline, description: "Immediate Executor")
+    public static let immediate = Executor(tag: .inlineImmediate)
 
     /// Runs jobs on the main thread: inline if already there, else enqueued on the main
     /// queue (which the program must serve). Nothing in Bolts defaults to it.
@@ -91,8 +138,8 @@ public struct Executor: Sendable, CustomStringConvertible {
 
     /// Runs `job` as this executor decides.
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        switch kind {
-        case .inline: job()
+        guard let impl = _impl else { return job() }
+        switch impl.kind {
         case .mainThread:
             if Thread.isMainThread { job() } else { DispatchQueue.main.async(execute: job) }
         case .queue(let queue): queue.async(execute: job)
@@ -106,17 +153,11 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// The pool that continuations should be handed to by the C core, if any.
     @inlinable
     internal var _cPool: OpaquePointer? {
-        if case .pool(let pool) = kind { return pool._pool }
-        return nil
+        _tag == .pool ? _impl.unsafelyUnwrapped.cPool : nil
     }
 
     /// Whether a job that is already on the right thread (inline kinds, or a pool job that
     /// the C core has already moved to a worker) can run without scheduling.
     @inlinable
-    internal var _runsInPlace: Bool {
-        switch kind {
-        case .inline, .pool: return true
-        default: return false
-        }
-    }
+    internal var _runsInPlace: Bool { _tag != .scheduled }
 }

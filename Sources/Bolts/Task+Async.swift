@@ -33,7 +33,7 @@ extension Task {
     @inlinable
     internal func _get() throws -> T {
         switch _outcome {
-        case BOLTS_SUCCESS: return _value.unsafelyUnwrapped
+        case BOLTS_SUCCESS: return _successValue
         case BOLTS_ERROR: throw _takeError()
         default: throw CancellationError()
         }

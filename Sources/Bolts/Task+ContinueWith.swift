@@ -69,7 +69,7 @@ extension Task {
     ) -> Task<U> {
         _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
             switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._complete { try continuation(antecedent._value.unsafelyUnwrapped) }
+            case BOLTS_SUCCESS: next._complete { try continuation(antecedent._successValue) }
             case BOLTS_ERROR: next._trySet(error: antecedent._takeError())
             default: next._tryCancel()
             }
@@ -91,7 +91,7 @@ extension Task {
             switch antecedent._outcome {
             case BOLTS_SUCCESS:
                 do {
-                    next._follow(try continuation(antecedent._value.unsafelyUnwrapped))
+                    next._follow(try continuation(antecedent._successValue))
                 } catch {
                     next._trySet(thrown: error)
                 }
@@ -115,7 +115,7 @@ extension Task {
     ) -> Task<T> {
         _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
             switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._value.unsafelyUnwrapped)
+            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
             case BOLTS_ERROR:
                 let error = antecedent._takeError()
                 next._complete { try continuation(error) }
@@ -137,7 +137,7 @@ extension Task {
     ) -> Task<T> {
         _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
             switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._value.unsafelyUnwrapped)
+            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
             case BOLTS_ERROR:
                 let error = antecedent._takeError()
                 if let typed = error as? E {
@@ -163,7 +163,7 @@ extension Task {
     ) -> Task<T> {
         _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
             switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._value.unsafelyUnwrapped)
+            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
             case BOLTS_ERROR:
                 let error = antecedent._takeError()
                 do { next._follow(try continuation(error)) } catch { next._trySet(thrown: error) }
@@ -185,7 +185,7 @@ extension Task {
     ) -> Task<T> {
         _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
             switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._value.unsafelyUnwrapped)
+            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
             case BOLTS_ERROR:
                 let error = antecedent._takeError()
                 if let typed = error as? E {
@@ -220,6 +220,13 @@ extension Task {
             return _continue(executor, token: token, file: file, line: line) { step($0, $1, body) }
         }
         let next = Task<U>(_pendingAt: file, line: line)
+        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, completed {
+            // Already complete and inline: run now. Nothing waits on `next` yet, so this
+            // cannot recurse into other continuations, and it needs neither a job nor a
+            // closure context.
+            step(self, next, body)
+            return next
+        }
         next._await(self, on: executor._cPool) { [self] base in
             let next = unsafeDowncast(base, to: Task<U>.self)
             if executor._runsInPlace {

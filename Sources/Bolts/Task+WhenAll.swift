@@ -20,7 +20,7 @@ extension Task {
     public static func whenAllResult(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line)
         -> Task<[T]>
     {
-        _aggregate(tasks, file: file, line: line) { tasks in tasks.map { $0._value.unsafelyUnwrapped } }
+        _aggregate(tasks, file: file, line: line) { tasks in tasks.map { $0._successValue } }
     }
 
     /// A task that succeeds with the first input to end, whatever its outcome (inputs that
@@ -56,7 +56,7 @@ extension Task {
         for task in tasks {
             _whenComplete(task) {
                 if task._outcome == BOLTS_SUCCESS {
-                    result._trySet(value: task._value.unsafelyUnwrapped)
+                    result._trySet(value: task._successValue)
                 } else {
                     task._markObservedIfFaulted()
                 }
@@ -174,7 +174,7 @@ extension Task where T == Never {
             switch _failure(of: bases) {
             case .some(.some(let error)): result._trySet(error: error)
             case .some(.none): result._tryCancel()
-            case .none: result._trySet(value: (repeat (each tasks)._value.unsafelyUnwrapped))
+            case .none: result._trySet(value: (repeat (each tasks)._successValue))
             }
         }
         if bases.allSatisfy({ bolts_task_state($0._core) != BOLTS_PENDING }) {

@@ -18,17 +18,13 @@ import CBoltsRuntime
 /// `result`, a continuation) goes through an acquire load of that word first.
 //
 // @unchecked Sendable, proven by these invariants:
-//  1. `_value` and `_base._error` are written only by the thread whose `bolts_task_claim`
+//  1. The success value (in the core's payload) and `_error` are written only by the thread whose `bolts_task_claim`
 //     succeeded, and only before its `bolts_task_publish` (release).
 //  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
 //     so every read happens-after the single write; after publish they never change.
 //  3. `_work` (in the base) is written before the job that reads it is pushed with a
 //     release CAS, and read and cleared only by that job, which runs once.
 public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
-    /// The success value; see the invariants above.
-    @usableFromInline
-    internal nonisolated(unsafe) var _value: T?
-
     @usableFromInline
     internal init(_pendingAt file: StaticString, line: UInt) {
         super.init(core: bolts_task_create(), file: file, line: line)
@@ -36,10 +32,56 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
 
     @usableFromInline
     internal init(_completed outcome: bolts_outcome_t, value: T?, error: (any Error)?, file: StaticString, line: UInt) {
-        self._value = value
         super.init(core: bolts_task_create_completed(outcome), file: file, line: line)
+        if let value { _storeValue(value) }
         self._error = error
     }
+
+    deinit {
+        if bolts_task_state(_core) == BOLTS_SUCCESS {
+            let slot = _valueSlot
+            if !_isPOD(T.self) { slot.deinitialize(count: 1) }
+            if !Self._valueIsInline { slot.deallocate() }
+        }
+    }
+
+    // MARK: Value storage
+    //
+    // The success value lives in the C task's payload area when it fits (most values do),
+    // else in a separate allocation whose pointer the payload holds. Keeping it out of a
+    // Swift `T?` stored property matters: destroying a generic optional field in the
+    // (unspecialized) deinit costs a metadata-cache lookup on every task.
+
+    /// Whether values of `T` fit in the core's payload area.
+    @inlinable
+    internal static var _valueIsInline: Bool {
+        MemoryLayout<T>.size <= Int(BOLTS_TASK_PAYLOAD_SIZE) && MemoryLayout<T>.alignment <= 16
+    }
+
+    /// Where the success value is (valid once the task succeeded, or while storing it).
+    @inlinable
+    internal var _valueSlot: UnsafeMutablePointer<T> {
+        let raw = bolts_task_payload(_core)
+        if Self._valueIsInline { return raw.assumingMemoryBound(to: T.self) }
+        return raw.load(as: UnsafeMutablePointer<T>.self)
+    }
+
+    /// Stores the success value; only the claimer, before publishing.
+    @inlinable
+    internal func _storeValue(_ value: T) {
+        let raw = bolts_task_payload(_core)
+        if Self._valueIsInline {
+            raw.initializeMemory(as: T.self, to: value)
+        } else {
+            let slot = UnsafeMutablePointer<T>.allocate(capacity: 1)
+            slot.initialize(to: value)
+            raw.storeBytes(of: slot, as: UnsafeMutablePointer<T>.self)
+        }
+    }
+
+    /// The value of a task known to have succeeded (after an acquire that saw it).
+    @inlinable
+    internal var _successValue: T { _valueSlot.pointee }
 
     /// Creates a task that has already succeeded with `value`.
     ///
@@ -88,7 +130,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     /// The success value, or `nil` while pending, after an error, or when cancelled.
     @inlinable
     public var result: T? {
-        _outcome == BOLTS_SUCCESS ? _value : nil
+        _outcome == BOLTS_SUCCESS ? _successValue : nil
     }
 
     /// The error the task failed with, or `nil`. Reading it marks the error as observed.
@@ -106,7 +148,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @discardableResult
     internal func _trySet(value: T) -> Bool {
         guard bolts_task_claim(_core) else { return false }
-        _value = value
+        _storeValue(value)
         bolts_task_publish(_core, BOLTS_SUCCESS)
         return true
     }
@@ -154,7 +196,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @inlinable
     internal func _trySet(outcomeOf other: Task<T>) {
         switch other._outcome {
-        case BOLTS_SUCCESS: _trySet(value: other._value!)
+        case BOLTS_SUCCESS: _trySet(value: other._successValue)
         case BOLTS_ERROR:
             bolts_task_mark_observed(other._core)
             _trySet(error: other._error!)
@@ -186,7 +228,7 @@ extension Task: CustomStringConvertible {
     public var description: String {
         let state: String
         switch _outcome {
-        case BOLTS_SUCCESS: state = "success(\(String(describing: _value!)))"
+        case BOLTS_SUCCESS: state = "success(\(String(describing: _successValue)))"
         case BOLTS_ERROR: state = "error(\(String(describing: _error!)))"
         case BOLTS_CANCELLED: state = "cancelled"
         default: state = "pending"

@@ -16,11 +16,13 @@ public class _BoltsTaskBase: @unchecked Sendable {
 
     /// The error payload (see `Task`'s invariants).
     @usableFromInline
+    @exclusivity(unchecked)
     internal nonisolated(unsafe) var _error: (any Error)?
 
     /// What to run when the task this one waits on completes. Cleared before it runs, so
     /// the captured closures are released as soon as the continuation has run.
     @usableFromInline
+    @exclusivity(unchecked)
     internal nonisolated(unsafe) var _work: (@Sendable (_BoltsTaskBase) -> Void)?
 
     @usableFromInline
@@ -58,7 +60,7 @@ public class _BoltsTaskBase: @unchecked Sendable {
         let job = bolts_task_own_job(_core)
         job.pointee.fn = { context in
             let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            let work = base._work.unsafelyUnwrapped
+            let work = base._work!
             base._work = nil
             work(base)
         }

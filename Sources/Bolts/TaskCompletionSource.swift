@@ -7,7 +7,10 @@ import CBoltsRuntime
 /// forms return `false` instead and keep the first outcome. Continuations waiting on the
 /// task run on the thread that completes it (for inline executors), after this call has
 /// made the outcome visible.
-public final class TaskCompletionSource<T: Sendable>: Sendable {
+///
+/// A struct holding only the task (as SwiftNIO's promise does): copies share the task, and
+/// making a source costs just the task.
+public struct TaskCompletionSource<T: Sendable>: Sendable {
     /// The task this source completes.
     public let task: Task<T>
 

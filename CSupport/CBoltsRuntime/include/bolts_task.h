@@ -90,6 +90,14 @@ bolts_job_t *_Nonnull bolts_task_own_job(bolts_task_t *_Nonnull task);
  *  pool worker) that the worker is blocking. Returns true if the task is complete. */
 bool bolts_task_wait(bolts_task_t *_Nonnull task, int64_t timeout_ns);
 
+/** Bytes of payload storage in every task, 16-byte aligned. */
+#define BOLTS_TASK_PAYLOAD_SIZE 64
+
+/** The task's payload storage: BOLTS_TASK_PAYLOAD_SIZE bytes, 16-byte aligned, owned by
+ *  the layer above (which keeps its success value there, written by the claimer before
+ *  `bolts_task_publish` and read after an acquire that saw the task complete). */
+void *_Nonnull bolts_task_payload(bolts_task_t *_Nonnull task);
+
 /** Marks the task's outcome as observed (relaxed: a diagnostic flag only). */
 void bolts_task_mark_observed(bolts_task_t *_Nonnull task);
 

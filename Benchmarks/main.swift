@@ -1,2 +1,0 @@
-// Placeholder: replaced by the benchmark harness.
-print("Benchmarks are not written yet.")
