@@ -55,17 +55,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "CBenchmarkSupport",
+            path: "Benchmarks/CBenchmarkSupport"
+        ),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
                 "Bolts",
                 "CBoltsRuntime",
+                "CBenchmarkSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
+            exclude: ["CBenchmarkSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

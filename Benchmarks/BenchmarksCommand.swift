@@ -1,0 +1,137 @@
+import ArgumentParser
+import CBenchmarkSupport
+import Foundation
+
+/// `swift run -c release Benchmarks`: compares Bolts' task operations and executors with
+/// SwiftNIO, Dispatch, OperationQueue and Swift Concurrency, measured in the same run.
+@main
+struct BenchmarksCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "Benchmarks",
+        abstract: "Compare Bolts task operations and executors under contention with their peers, in one run."
+    )
+
+    @Option(help: "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.")
+    var filter: String?
+
+    @Flag(help: "Smoke mode: short samples and 3 repetitions; finishes in under a minute (used by CI).")
+    var quick = false
+
+    @Option(
+        help: "Producer thread counts for the executor comparisons, comma-separated.",
+        transform: { text in
+            let counts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                throw ValidationError("--threads takes positive integers separated by commas, e.g. 1,2,4,8")
+            }
+            return counts.map { $0! }
+        }
+    )
+    var threads: [Int] = [1, 2, 4, 8]
+
+    @Option(help: "Write every sample, with medians, ratios and goals, as JSON to this file.")
+    var json: String?
+
+    @Option(help: "Write the executor throughput chart (SVG) to this file.")
+    var chart: String?
+
+    @Option(help: "Measured samples per scenario (default: 7, or 3 with --quick).")
+    var repetitions: Int?
+
+    @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
+    var list = false
+
+    func validate() throws {
+        if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+    }
+
+    func run() throws {
+        if isDebugBuild { warnAboutDebugBuild() }
+        let countsAllocations = bench_allocation_counting_works() != 0
+        if !countsAllocations {
+            writeError("warning: the allocation counter is not interposed; allocation columns will be wrong.\n")
+        }
+        let settings = RunSettings(
+            repetitions: repetitions ?? (quick ? 3 : 7),
+            sampleNanoseconds: quick ? 15_000_000 : 100_000_000
+        )
+        let environment = Environment()
+        let taskOperations = Catalog.filtered(Catalog.taskOperations(environment), by: filter)
+        let executors = Catalog.filtered(Catalog.executors(producerCounts: threads), by: filter)
+        if list {
+            for comparison in taskOperations + executors {
+                print("\(comparison.group): \(comparison.operation)")
+                for entry in comparison.entries {
+                    print("  \(entry.scenario === comparison.reference ? "[reference] " : "")\(entry.scenario.name)")
+                }
+            }
+            environment.shutdown()
+            return
+        }
+
+        let progress = Progress()
+        progress.begin(total: taskOperations.count + executors.count)
+        let runner = Runner(settings: settings, progress: progress)
+        var results: [ComparisonResult] = []
+        for comparison in taskOperations {
+            progress.next("\(comparison.group): \(comparison.operation)")
+            results.append(runner.run(comparison))
+        }
+        // The task operations' loop and pool go before the executors run, so their idle
+        // threads take no part in the contention being measured.
+        environment.shutdown()
+        for comparison in executors {
+            progress.next("\(comparison.group): \(comparison.operation)")
+            results.append(runner.run(comparison))
+        }
+        progress.finish()
+
+        let machine = Machine.current()
+        let goals = Goals.check(results)
+        print(Report.render(results, goals: goals, machine: machine, settings: settings, countsAllocations: countsAllocations))
+
+        if let json {
+            let report = JSONReport(
+                machine: machine,
+                settings: .init(
+                    quick: quick,
+                    repetitions: settings.repetitions,
+                    sampleNanoseconds: settings.sampleNanoseconds,
+                    producerCounts: threads,
+                    filter: filter,
+                    allocationCountingWorks: countsAllocations
+                ),
+                results: results,
+                goals: goals
+            )
+            try report.write(to: json)
+            writeError("wrote \(json)\n")
+        }
+        if let chart {
+            if let svg = SVGChart.executorThroughput(results, machine: machine, repetitions: settings.repetitions) {
+                try svg.write(toFile: chart, atomically: true, encoding: .utf8)
+                writeError("wrote \(chart)\n")
+            } else {
+                writeError("no executor results to chart (check --filter); \(chart) not written\n")
+            }
+        }
+        if isDebugBuild { warnAboutDebugBuild() }
+        let failed = results.flatMap(\.entries).filter { $0.error != nil }
+        if !failed.isEmpty { throw ExitCode(1) }
+    }
+
+    private func warnAboutDebugBuild() {
+        writeError(
+            """
+
+            ************************************************************************
+            *  WARNING: DEBUG BUILD. Every number below is meaningless: generics    *
+            *  are not specialised and nothing is optimised. Measure with           *
+            *      swift run -c release Benchmarks                                  *
+            ************************************************************************
+
+
+            """
+        )
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The progress line on standard error. On a terminal it is one line rewritten in place;
+/// otherwise (CI logs) one line per comparison, so logs stay readable.
+final class Progress {
+    private let isTerminal = isatty(STDERR_FILENO) != 0
+    private var position = 0
+    private var total = 0
+    private var started = now()
+
+    func begin(total: Int) {
+        self.total = total
+        started = now()
+    }
+
+    /// Moves to the next comparison.
+    func next(_ title: String) {
+        position += 1
+        if !isTerminal { writeError("[\(position)/\(total)] \(title)\n") }
+    }
+
+    /// Rewrites the line (terminal only).
+    func update(_ text: String) {
+        guard isTerminal else { return }
+        let seconds = Double(now() &- started) / 1e9
+        var line = "[\(position)/\(total) \(String(format1: seconds))s] \(text)"
+        if line.count > 150 { line = String(line.prefix(147)) + "..." }
+        writeError("\r\u{1B}[2K" + line)
+    }
+
+    /// Clears the line before the results are printed.
+    func finish() {
+        if isTerminal { writeError("\r\u{1B}[2K") }
+    }
+}
+
+/// Writes `text` to standard error, unbuffered.
+func writeError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+
+extension String {
+    /// `value` with one decimal, without Foundation's formatter.
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
+}

@@ -1,0 +1,73 @@
+import CBenchmarkSupport
+
+/// One timed run of a scenario: `iterations` operations took `nanoseconds`, and the whole
+/// process made `allocations` heap allocations meanwhile (counted by the interposed
+/// allocator in `CBenchmarkSupport`, on every thread).
+struct Sample: Codable, Sendable {
+    var iterations: Int
+    var nanoseconds: UInt64
+    var allocations: UInt64
+    /// Hand-off latency percentiles of this sample (executor scenarios only).
+    var latency: LatencySummary?
+
+    var nanosecondsPerOperation: Double { Double(nanoseconds) / Double(max(iterations, 1)) }
+    var allocationsPerOperation: Double { Double(allocations) / Double(max(iterations, 1)) }
+}
+
+/// Percentiles of sampled hand-off latencies, in nanoseconds.
+struct LatencySummary: Codable, Sendable {
+    var count: UInt64
+    var p50: UInt64
+    var p99: UInt64
+    var p999: UInt64
+    var max: UInt64
+}
+
+/// Runs `body`, which performs `iterations` operations, and times it on the calling thread.
+@inline(__always)
+func measure(iterations: Int, _ body: () throws -> Void) rethrows -> Sample {
+    let allocationsBefore = bench_allocation_count()
+    let start = bench_now_ns()
+    try body()
+    let end = bench_now_ns()
+    let allocationsAfter = bench_allocation_count()
+    return Sample(
+        iterations: iterations,
+        nanoseconds: end &- start,
+        allocations: allocationsAfter &- allocationsBefore,
+        latency: nil
+    )
+}
+
+/// `measure` for scenarios whose operations suspend.
+@inline(__always)
+func measureAsync(iterations: Int, _ body: () async throws -> Void) async rethrows -> Sample {
+    let allocationsBefore = bench_allocation_count()
+    let start = bench_now_ns()
+    try await body()
+    let end = bench_now_ns()
+    let allocationsAfter = bench_allocation_count()
+    return Sample(
+        iterations: iterations,
+        nanoseconds: end &- start,
+        allocations: allocationsAfter &- allocationsBefore,
+        latency: nil
+    )
+}
+
+/// Hands an object to an opaque C function, so that the optimizer cannot delete the work
+/// that produced it. Passes the address only: no retain, no release, no allocation.
+@inline(__always)
+func consume(_ object: AnyObject) {
+    bench_sink_pointer(UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()))
+}
+
+/// Hands an integer to an opaque C function; see `consume(_:)` for objects.
+@inline(__always)
+func consume(_ value: Int) {
+    bench_sink_u64(UInt64(truncatingIfNeeded: value))
+}
+
+/// Nanoseconds on the monotonic clock.
+@inline(__always)
+func now() -> UInt64 { bench_now_ns() }

@@ -1,0 +1,92 @@
+/// Whose implementation a scenario measures.
+enum Subject: String, Codable, Sendable {
+    case bolts = "Bolts"
+    case nio = "SwiftNIO"
+    case concurrency = "Swift Concurrency"
+    case dispatch = "Dispatch"
+    case foundation = "Foundation"
+}
+
+/// One measured thing, with a name that says exactly what one operation is.
+///
+/// The runner calls `setUp` once, then `run` many times (calibration, warm-up and the
+/// measured repetitions), then `tearDown` once. `run` performs `iterations` operations and
+/// returns the sample it measured itself, so that a scenario can time inside an event loop
+/// or an async context.
+protocol Scenario: AnyObject {
+    /// What is measured, exactly; unique within the run.
+    var name: String { get }
+    /// Whose implementation it is.
+    var subject: Subject { get }
+    /// What one operation is, for the unit column: "op", "link", "input", "job".
+    var unit: String { get }
+    /// Operations per sample when the scenario fixes them (a 10^6-link chain), else nil
+    /// and the runner calibrates.
+    var fixedIterations: Int? { get }
+    /// Where calibration starts (it multiplies from there until a sample is long enough).
+    var initialIterations: Int { get }
+    /// Expected allocations per operation, for the report (a short reason included).
+    var expectedAllocations: String { get }
+
+    func setUp() throws
+    func run(iterations: Int) throws -> Sample
+    func tearDown() throws
+}
+
+extension Scenario {
+    var fixedIterations: Int? { nil }
+    var initialIterations: Int { 1 }
+    var unit: String { "op" }
+    func setUp() throws {}
+    func tearDown() throws {}
+}
+
+/// A target from the product's goals, checked against the numbers of the run (never
+/// against anything else).
+struct Goal: Codable, Sendable {
+    enum Kind: String, Codable, Sendable {
+        /// This entry's time per operation divided by the reference's must be at most `value`.
+        case timeRatioAtMost
+        /// This entry's throughput divided by the reference's must be at least `value`.
+        case throughputRatioAtLeast
+        /// This entry's allocations per operation must be at most `value`.
+        case allocationsAtMost
+    }
+
+    var kind: Kind
+    var value: Double
+    var text: String
+
+    static func timeRatio(atMost value: Double, _ text: String) -> Goal {
+        Goal(kind: .timeRatioAtMost, value: value, text: text)
+    }
+
+    static func throughputRatio(atLeast value: Double, _ text: String) -> Goal {
+        Goal(kind: .throughputRatioAtLeast, value: value, text: text)
+    }
+
+    static func allocations(atMost value: Double, _ text: String) -> Goal {
+        Goal(kind: .allocationsAtMost, value: value, text: text)
+    }
+}
+
+/// An operation measured in several implementations in the same run. Ratios are taken to
+/// `reference`, a peer measured in the same run, interleaved with the others.
+struct Comparison {
+    /// "Task operations" or "Executors under contention".
+    var group: String
+    /// The operation, in words: "continueWith on a completed task".
+    var operation: String
+    var entries: [Entry]
+    /// Index into `entries` of the peer every ratio is taken to.
+    var referenceIndex: Int
+    /// Producer threads, for executor comparisons.
+    var producers: Int?
+
+    struct Entry {
+        var scenario: any Scenario
+        var goals: [Goal] = []
+    }
+
+    var reference: any Scenario { entries[referenceIndex].scenario }
+}

@@ -1,0 +1,118 @@
+/// Every comparison the benchmark knows, in the order they run.
+enum Catalog {
+    static let taskOperationsGroup = "Task operations"
+    static let executorsGroup = "Executors under contention"
+
+    /// Chain length of the chain comparison (the product's goal is stated at 10^6 links).
+    static let chainLinks = 1_000_000
+    /// Inputs of the aggregate comparisons.
+    static let aggregateInputs = 10_000
+
+    static func taskOperations(_ environment: Environment) -> [Comparison] {
+        let loop = environment.peerLoop
+        let pool = environment.pool
+        func comparison(_ operation: String, _ scenarios: [any Scenario], reference: Int) -> Comparison {
+            Comparison(
+                group: taskOperationsGroup,
+                operation: operation,
+                entries: scenarios.map { Comparison.Entry(scenario: $0) },
+                referenceIndex: reference,
+                producers: nil
+            )
+        }
+        return [
+            comparison(
+                "continueWith on a completed task",
+                [BoltsContinueWithOnCompleted(), BoltsContinueOnSuccessWithOnCompleted(), NIOMapOnSucceeded(loop: loop)],
+                reference: 2
+            ),
+            comparison(
+                "continuation returning a task (flatMap) on a completed task",
+                [BoltsContinueOnSuccessWithTaskOnCompleted(), NIOFlatMapOnSucceeded(loop: loop)],
+                reference: 1
+            ),
+            comparison(
+                "promise + one waiting continuation + complete",
+                [BoltsSourceWithWaitersThenSet(continuations: 1), NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 1)],
+                reference: 1
+            ),
+            comparison(
+                "promise + 8 waiting continuations + complete",
+                [BoltsSourceWithWaitersThenSet(continuations: 8), NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 8)],
+                reference: 1
+            ),
+            comparison(
+                "chain of \(chainLinks.formatted) pending continuations, then complete (per link)",
+                [BoltsPendingChainThenSet(links: chainLinks), NIOPendingChainThenSucceed(loop: loop, links: chainLinks)],
+                reference: 1
+            ),
+            comparison(
+                "promise create + complete, nobody waiting",
+                [BoltsSourceCreateAndSet(), NIOPromiseCreateAndSucceed(loop: loop)],
+                reference: 1
+            ),
+            comparison(
+                "whenAll over \(aggregateInputs.formatted) tasks, no values collected (per input)",
+                [
+                    BoltsWhenAll(inputs: aggregateInputs, completion: .poolJobPerInput(pool)),
+                    BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCaller),
+                    NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .andAllSucceed),
+                ],
+                reference: 2
+            ),
+            comparison(
+                "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",
+                [
+                    BoltsWhenAllResult(inputs: aggregateInputs),
+                    NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .whenAllSucceed),
+                ],
+                reference: 1
+            ),
+            comparison(
+                "await the value of an already-completed task",
+                [BoltsAwaitCompletedValue(), ConcurrencyUnsafeContinuationResumedAtOnce()],
+                reference: 1
+            ),
+            comparison(
+                "async round trip: run a closure elsewhere, await its value",
+                [BoltsPoolExecuteAwaitValue(pool: pool), ConcurrencyTaskAwaitValue()],
+                reference: 1
+            ),
+        ]
+    }
+
+    /// One comparison per producer count, every executor in each; the reference is
+    /// `DispatchQueue.global()`.
+    static func executors(producerCounts: [Int]) -> [Comparison] {
+        producerCounts.map { producers in
+            let kinds = ExecutorKind.allCases
+            return Comparison(
+                group: executorsGroup,
+                operation: "tiny jobs from \(producers) producer thread\(producers == 1 ? "" : "s")",
+                entries: kinds.map { Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers)) },
+                referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
+                producers: producers
+            )
+        }
+    }
+
+    /// Keeps the comparisons whose operation matches `filter`, and from the others the
+    /// entries whose name matches (plus their reference, which every ratio needs).
+    static func filtered(_ comparisons: [Comparison], by filter: String?) -> [Comparison] {
+        guard let filter = filter?.lowercased(), !filter.isEmpty else { return comparisons }
+        return comparisons.compactMap { comparison in
+            if "\(comparison.group) \(comparison.operation)".lowercased().contains(filter) { return comparison }
+            let reference = comparison.reference
+            let kept = comparison.entries.filter {
+                $0.scenario === reference || $0.scenario.name.lowercased().contains(filter)
+            }
+            guard kept.count > 1 || (kept.count == 1 && reference.name.lowercased().contains(filter)) else {
+                return nil
+            }
+            var copy = comparison
+            copy.entries = kept
+            copy.referenceIndex = kept.firstIndex { $0.scenario === reference }!
+            return copy
+        }
+    }
+}
