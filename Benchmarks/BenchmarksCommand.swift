@@ -57,7 +57,10 @@ struct BenchmarksCommand: ParsableCommand {
         )
         let environment = Environment()
         let taskOperations = Catalog.filtered(Catalog.taskOperations(environment), by: filter)
-        let executors = Catalog.filtered(Catalog.executors(producerCounts: threads), by: filter)
+        let executors = Catalog.filtered(
+            Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
+            by: filter
+        )
         if list {
             for comparison in taskOperations + executors {
                 print("\(comparison.group): \(comparison.operation)")

@@ -29,12 +29,22 @@ enum Report {
         let executors = results.filter { $0.group == Catalog.executorsGroup }
         if !executors.isEmpty {
             text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += "P producer threads submit tiny jobs (each increments a shared counter); time runs from the first "
-            text += "submission to the end of the last job. Throughput ratio = reference time ÷ this time "
-            text += "(above 1 is faster than `DispatchQueue.global()`). Hand-off latency: submit to job start, "
-            text += "every 64th job, over all samples (HdrHistogram).\n\n"
+            text += "P producer threads submit tiny jobs (each increments a shared counter) as fast as they can; "
+            text += "time runs from the first submission to the end of the last job. Throughput ratio = reference time "
+            text += "÷ this time (above 1 is faster than `DispatchQueue.global()`). Queued latency: submit to job "
+            text += "start of every 64th job, over all samples (HdrHistogram); under saturation it is mostly time "
+            text += "spent queued behind other jobs.\n\n"
             text += executorOverview(executors)
             for comparison in executors { text += "\n" + executorTable(comparison) }
+        }
+        let handOffs = results.filter { $0.group == Catalog.handOffGroup }
+        if !handOffs.isEmpty {
+            text += "\n## \(Catalog.handOffGroup)\n\n"
+            text += "P producer threads each submit one tiny job and wait until it has run before the next, so nothing "
+            text += "queues: hand-off latency (submit to job start, every job, HdrHistogram over all samples) is the "
+            text += "executor's own, including waking an idle worker. Round trip = elapsed time ÷ jobs (P at once); "
+            text += "time ratio to `DispatchQueue.global()` (below 1 is faster).\n"
+            for comparison in handOffs { text += "\n" + handOffTable(comparison) }
         }
         if !goals.isEmpty {
             text += "\n## Goals (judged from this run)\n\n"
@@ -110,14 +120,14 @@ enum Report {
     private static func executorTable(_ comparison: ComparisonResult) -> String {
         var text = "### \(comparison.operation) (reference: \(ExecutorKind.dispatchGlobal.title))\n\n"
         var table = MarkdownTable(
-            headers: ["executor", "ns/job", "jobs/s", "allocs/job", "throughput ratio", "p50", "p99", "p99.9"],
-            alignments: [.left, .right, .right, .right, .right, .right, .right, .right]
+            headers: ["executor", "ns/job", "jobs/s", "allocs/job", "throughput ratio", "queued p50 / p99 / p99.9"],
+            alignments: [.left, .right, .right, .right, .right, .right]
         )
         for entry in comparison.entries {
             let title = ExecutorKind.allCases.first { entry.name.hasPrefix($0.title + ":") }?.title ?? entry.name
             let name = entry.isReference ? "\(title) **(reference)**" : title
             guard let ns = entry.medianNanosecondsPerOperation else {
-                table.rows.append([name, "failed", "", "", "", "", "", ""])
+                table.rows.append([name, "failed", "", "", "", ""])
                 continue
             }
             table.rows.append([
@@ -126,13 +136,42 @@ enum Report {
                 (1e9 / ns).formattedRate,
                 entry.medianAllocationsPerOperation!.formattedAllocations,
                 comparison.timeRatio(entry).map { (1 / $0).formattedRatio } ?? "",
-                entry.latency?.p50.formattedNanoseconds ?? "",
-                entry.latency?.p99.formattedNanoseconds ?? "",
-                entry.latency?.p999.formattedNanoseconds ?? "",
+                entry.latency.map(percentiles) ?? "",
             ])
         }
         text += table.render()
         return text
+    }
+
+    private static func handOffTable(_ comparison: ComparisonResult) -> String {
+        var text = "### \(comparison.operation) (reference: \(ExecutorKind.dispatchGlobal.title))\n\n"
+        var table = MarkdownTable(
+            headers: ["executor", "hand-off p50", "p99", "p99.9", "round trip ns/job", "allocs/job", "time ratio"],
+            alignments: [.left, .right, .right, .right, .right, .right, .right]
+        )
+        for entry in comparison.entries {
+            let title = ExecutorKind.allCases.first { entry.name.hasPrefix($0.title + ":") }?.title ?? entry.name
+            let name = entry.isReference ? "\(title) **(reference)**" : title
+            guard let ns = entry.medianNanosecondsPerOperation else {
+                table.rows.append([name, "failed", "", "", "", "", ""])
+                continue
+            }
+            table.rows.append([
+                name,
+                entry.latency?.p50.formattedNanoseconds ?? "",
+                entry.latency?.p99.formattedNanoseconds ?? "",
+                entry.latency?.p999.formattedNanoseconds ?? "",
+                ns.formattedPlain,
+                entry.medianAllocationsPerOperation!.formattedAllocations,
+                comparison.timeRatio(entry)?.formattedRatio ?? "",
+            ])
+        }
+        text += table.render()
+        return text
+    }
+
+    private static func percentiles(_ latency: LatencySummary) -> String {
+        "\(latency.p50.formattedNanoseconds) / \(latency.p99.formattedNanoseconds) / \(latency.p999.formattedNanoseconds)"
     }
 }
 

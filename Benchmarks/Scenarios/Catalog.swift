@@ -2,6 +2,7 @@
 enum Catalog {
     static let taskOperationsGroup = "Task operations"
     static let executorsGroup = "Executors under contention"
+    static let handOffGroup = "Executor hand-off latency, paced"
 
     /// Chain length of the chain comparison (the product's goal is stated at 10^6 links).
     static let chainLinks = 1_000_000
@@ -75,8 +76,8 @@ enum Catalog {
             ),
             comparison(
                 "async round trip: run a closure elsewhere, await its value",
-                [BoltsPoolExecuteAwaitValue(pool: pool), ConcurrencyTaskAwaitValue()],
-                reference: 1
+                [BoltsPoolExecuteAwaitValue(pool: pool), BoltsFromAsyncAwaitValue(), ConcurrencyTaskAwaitValue()],
+                reference: 2
             ),
         ]
     }
@@ -90,6 +91,21 @@ enum Catalog {
                 group: executorsGroup,
                 operation: "tiny jobs from \(producers) producer thread\(producers == 1 ? "" : "s")",
                 entries: kinds.map { Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers)) },
+                referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
+                producers: producers
+            )
+        }
+    }
+
+    /// One comparison per producer count of the paced hand-off (no queueing); the reference
+    /// is `DispatchQueue.global()`.
+    static func handOffs(producerCounts: [Int]) -> [Comparison] {
+        producerCounts.map { producers in
+            let kinds = ExecutorKind.allCases
+            return Comparison(
+                group: handOffGroup,
+                operation: "paced hand-off from \(producers) producer thread\(producers == 1 ? "" : "s")",
+                entries: kinds.map { Comparison.Entry(scenario: ExecutorPacedHandOff(kind: $0, producers: producers)) },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
                 producers: producers
             )

@@ -8,14 +8,16 @@ import Synchronization
 import Glibc
 #endif
 
-/// P producer threads submit `iterations` tiny jobs between them to one executor; each job
-/// records its hand-off latency if it is sampled and increments a shared counter. The time
-/// runs from the first producer starting to the last job finishing (end to end, so queued
-/// work counts). Every 64th job is sampled for latency: the time from just before its
-/// submission to the start of its body.
+/// Saturated throughput: P producer threads submit `iterations` tiny jobs between them to
+/// one executor, as fast as they can; each job records its hand-off latency if it is sampled
+/// and increments a shared counter. The time runs from the first producer starting to the
+/// last job finishing (end to end, so work still queued counts). Every 64th job is sampled
+/// for latency, the time from just before its submission to the start of its body; under
+/// saturation that is mostly time spent queued behind other jobs.
 ///
-/// Expected allocations per job: see `ExecutorKind.expectedAllocations` (one of them is the
-/// job's closure context, the same for every executor).
+/// Expected allocations per job: the executor's own (`ExecutorKind.expectedAllocations`);
+/// the job closure captures only the counter (no context allocation), except sampled jobs,
+/// which carry a timestamp in one context (1 in 64).
 final class ExecutorContention: Scenario, LatencyRecording {
     let name: String
     let subject: Subject
@@ -25,7 +27,7 @@ final class ExecutorContention: Scenario, LatencyRecording {
     let kind: ExecutorKind
     let producers: Int
     private var running: RunningExecutor?
-    private var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+    private var histogram = LatencyHistogram()
 
     init(kind: ExecutorKind, producers: Int) {
         self.kind = kind
@@ -35,66 +37,151 @@ final class ExecutorContention: Scenario, LatencyRecording {
         name = "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s") submit tiny jobs until all ran"
     }
 
-    func setUp() {
-        running = kind.start()
-    }
+    func setUp() { running = kind.start() }
 
     func tearDown() {
         running?.stop()
         running = nil
     }
 
-    func resetLatencies() {
-        histogram.reset()
-    }
+    func resetLatencies() { histogram.reset() }
 
-    func latencySummary() -> LatencySummary? {
-        histogram.totalCount == 0 ? nil : LatencySummary(histogram)
-    }
+    func latencySummary() -> LatencySummary? { histogram.summary }
 
     func run(iterations: Int) throws -> Sample {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
-        let run = JobRun(total: iterations, producers: producers)
+        let jobs = JobCounter(total: iterations, latencySlots: (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery)
         let submit = running.submit
         let producerCount = producers
-        var threads: [Thread] = []
-        for producer in 0..<producerCount {
-            let thread = Thread {
-                run.producerReady()
-                let start = now()
-                var index = producer
-                while index < iterations {
-                    let submittedAt = index % JobRun.sampleEvery == 0 ? now() : 0
-                    let jobIndex = index
-                    submit { run.jobRan(index: jobIndex, submittedAt: submittedAt) }
-                    index += producerCount
+        let gang = ProducerGang(producers: producerCount) { producer in
+            var index = producer
+            while index < iterations {
+                let jobIndex = index
+                if jobIndex % JobCounter.sampleEvery == 0 {
+                    let submittedAt = now()
+                    submit { jobs.ran(latencySlot: jobIndex / JobCounter.sampleEvery, submittedAt: submittedAt) }
+                } else {
+                    submit { jobs.ran(latencySlot: -1, submittedAt: 0) }
                 }
-                run.producerFinished(producer, startedAt: start)
+                index += producerCount
             }
-            thread.stackSize = 1 << 20
-            threads.append(thread)
         }
-        for thread in threads { thread.start() }
-        run.waitUntilProducersAreReady()
+        gang.waitUntilReady()
         let allocationsBefore = bench_allocation_count()
-        run.openGate()
-        run.waitUntilJobsRan()
+        gang.start()
+        jobs.waitUntilAllRan()
         let allocationsAfter = bench_allocation_count()
-        run.waitUntilProducersReturned()
-        guard run.completedJobs == iterations else {
-            throw BenchmarkError.wrongResult("\(run.completedJobs) of \(iterations) jobs ran")
+        gang.waitUntilFinished()
+        guard jobs.ranCount == iterations else {
+            throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
         }
-        var summary = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-        for latency in run.latencies {
-            histogram.record(latency)
-            summary.record(latency)
-        }
+        let latency = histogram.record(jobs.latencies)
         return Sample(
             iterations: iterations,
-            nanoseconds: run.finishedAt &- run.firstProducerStart,
+            nanoseconds: jobs.finishedAt &- gang.firstStart,
             allocations: allocationsAfter &- allocationsBefore,
-            latency: LatencySummary(summary)
+            latency: latency
         )
+    }
+}
+
+/// Paced hand-off: P producer threads each submit one tiny job and wait (blocked) until it
+/// has run before they submit the next, so nothing queues up and the latency measured, from
+/// just before each submission to the start of the job's body, is the executor's own
+/// hand-off (including waking an idle worker). Every job is sampled. Time per job is the
+/// full round trip (submit, run, wake the producer) divided by P running at once.
+///
+/// Expected allocations per job: the executor's own (`ExecutorKind.expectedAllocations`)
+/// plus the job closure's context (counter, slot, timestamp, the producer's semaphore).
+final class ExecutorPacedHandOff: Scenario, LatencyRecording {
+    let name: String
+    let subject: Subject
+    let unit = "job"
+    let expectedAllocations: String
+    let initialIterations = 64
+    let kind: ExecutorKind
+    let producers: Int
+    private var running: RunningExecutor?
+    private var histogram = LatencyHistogram()
+
+    init(kind: ExecutorKind, producers: Int) {
+        self.kind = kind
+        self.producers = producers
+        subject = kind.subject
+        expectedAllocations = kind.expectedAllocations
+        name =
+            "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s"), each submits one job and waits for it (paced hand-off)"
+    }
+
+    func setUp() { running = kind.start() }
+
+    func tearDown() {
+        running?.stop()
+        running = nil
+    }
+
+    func resetLatencies() { histogram.reset() }
+
+    func latencySummary() -> LatencySummary? { histogram.summary }
+
+    func run(iterations: Int) throws -> Sample {
+        guard let running else { throw BenchmarkError.wrongResult("executor not started") }
+        let jobs = JobCounter(total: iterations, latencySlots: iterations)
+        let submit = running.submit
+        let producerCount = producers
+        let wakeUps = (0..<producerCount).map { _ in DispatchSemaphore(value: 0) }
+        let gang = ProducerGang(producers: producerCount) { producer in
+            let wakeUp = wakeUps[producer]
+            var index = producer
+            while index < iterations {
+                let jobIndex = index
+                let submittedAt = now()
+                submit {
+                    jobs.ran(latencySlot: jobIndex, submittedAt: submittedAt)
+                    wakeUp.signal()
+                }
+                wakeUp.wait()
+                index += producerCount
+            }
+        }
+        gang.waitUntilReady()
+        let allocationsBefore = bench_allocation_count()
+        gang.start()
+        gang.waitUntilFinished()
+        let allocationsAfter = bench_allocation_count()
+        guard jobs.ranCount == iterations else {
+            throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
+        }
+        let latency = histogram.record(jobs.latencies)
+        return Sample(
+            iterations: iterations,
+            nanoseconds: gang.lastFinish &- gang.firstStart,
+            allocations: allocationsAfter &- allocationsBefore,
+            latency: latency
+        )
+    }
+}
+
+/// Hand-off latencies accumulated over the measured samples of one scenario.
+struct LatencyHistogram {
+    private var histogram = LatencyHistogram.empty()
+
+    private static func empty() -> Histogram<UInt64> {
+        Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    mutating func reset() { histogram.reset() }
+
+    var summary: LatencySummary? { histogram.totalCount == 0 ? nil : LatencySummary(histogram) }
+
+    /// Adds `latencies` and returns the percentiles of these alone (for the sample).
+    mutating func record(_ latencies: UnsafeBufferPointer<UInt64>) -> LatencySummary? {
+        var sample = LatencyHistogram.empty()
+        for latency in latencies {
+            histogram.record(latency)
+            sample.record(latency)
+        }
+        return sample.totalCount == 0 ? nil : LatencySummary(sample)
     }
 }
 
@@ -110,101 +197,108 @@ extension LatencySummary {
     }
 }
 
-/// The shared state of one executor sample.
+/// Counts the jobs of one sample and holds their latency slots.
 //
 // @unchecked Sendable, proven by these invariants:
-//  1. `latencySlots[k]` is written only by the job whose index is `k * sampleEvery` (each
-//     index is submitted exactly once), and read by the measuring thread only after
-//     `waitUntilJobsRan` returned, which happens after every job's `completed` increment
-//     (acquire-release RMW; the last job's increment is followed by its semaphore signal,
-//     and the wait pairs with that signal).
-//  2. `startTimes[p]` is written only by producer `p`, before it signals `producersDone`,
-//     and read only after the measuring thread waited for that signal `producers` times
-//     (`waitUntilProducersReturned`).
-//  3. `finishedAt` is written only by the job that brings `completed` to `total`, before it
-//     signals `done`; it is read only after `done` was waited for.
-//  4. The gate is an atomic (`open`, release store / acquire load) and `ready` is an
-//     atomic counter; neither publishes anything else.
-final class JobRun: @unchecked Sendable {
+//  1. `latencySlots[k]` is written only by the one job given slot `k` (each job runs
+//     exactly once), before that job's `ran` increments `completed` (acquire-release), and
+//     it is read by the measuring thread only after every job has run: either after
+//     `waitUntilAllRan` (the last increment is followed by the semaphore signal it pairs
+//     with) or after joining every producer, each of which waited for its own jobs.
+//  2. `finishedAt` is written only by the job whose increment reached `total`, before its
+//     signal of `done`, and read only after `waitUntilAllRan`.
+final class JobCounter: @unchecked Sendable {
     static let sampleEvery = 64
 
     let total: Int
-    let producers: Int
     private let completed = Atomic<Int>(0)
-    private let ready = Atomic<Int>(0)
-    private let open = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
-    private let producersDone = DispatchSemaphore(value: 0)
     private let latencySlots: UnsafeMutablePointer<UInt64>
     private let latencySlotCount: Int
-    private let startTimes: UnsafeMutablePointer<UInt64>
     private(set) var finishedAt: UInt64 = 0
 
-    init(total: Int, producers: Int) {
+    init(total: Int, latencySlots: Int) {
         self.total = total
-        self.producers = producers
-        latencySlotCount = (total + JobRun.sampleEvery - 1) / JobRun.sampleEvery
-        latencySlots = .allocate(capacity: max(latencySlotCount, 1))
-        latencySlots.initialize(repeating: 0, count: max(latencySlotCount, 1))
-        startTimes = .allocate(capacity: producers)
-        startTimes.initialize(repeating: .max, count: producers)
+        latencySlotCount = latencySlots
+        self.latencySlots = .allocate(capacity: max(latencySlots, 1))
+        self.latencySlots.initialize(repeating: 0, count: max(latencySlots, 1))
     }
 
-    deinit {
-        latencySlots.deallocate()
-        startTimes.deallocate()
-    }
+    deinit { latencySlots.deallocate() }
 
-    /// Called by a producer thread: announces it is ready, then waits (spinning, yielding the
-    /// CPU) until the gate opens, so that all producers start together.
-    func producerReady() {
-        ready.add(1, ordering: .relaxed)
-        while !open.load(ordering: .acquiring) { sched_yield() }
-    }
-
-    /// Returns once every producer waits at the gate.
-    func waitUntilProducersAreReady() {
-        while ready.load(ordering: .relaxed) < producers { sched_yield() }
-    }
-
-    func openGate() {
-        open.store(true, ordering: .releasing)
-    }
-
-    func producerFinished(_ producer: Int, startedAt: UInt64) {
-        startTimes[producer] = startedAt
-        producersDone.signal()
-    }
-
-    /// The body of every job.
+    /// The body of every job: records the latency (when `latencySlot` ≥ 0) and counts.
     @inline(__always)
-    func jobRan(index: Int, submittedAt: UInt64) {
-        if submittedAt != 0 {
-            latencySlots[index / JobRun.sampleEvery] = now() &- submittedAt
-        }
+    func ran(latencySlot: Int, submittedAt: UInt64) {
+        if latencySlot >= 0 { latencySlots[latencySlot] = now() &- submittedAt }
         if completed.add(1, ordering: .acquiringAndReleasing).newValue == total {
             finishedAt = now()
             done.signal()
         }
     }
 
-    /// Blocks until every job ran.
-    func waitUntilJobsRan() {
-        done.wait()
+    func waitUntilAllRan() { done.wait() }
+
+    var ranCount: Int { completed.load(ordering: .acquiring) }
+
+    var latencies: UnsafeBufferPointer<UInt64> { UnsafeBufferPointer(start: latencySlots, count: latencySlotCount) }
+}
+
+/// P threads that each run `body(index)`, all released at once from a gate, so that they
+/// contend from the first job on. Thread creation happens before the gate, outside what
+/// is measured.
+//
+// @unchecked Sendable, proven by these invariants:
+//  1. `startTimes[p]` and `finishTimes[p]` are written only by producer thread `p`, before
+//     it signals `finished`; they are read only after `waitUntilFinished` waited for that
+//     signal from every producer.
+//  2. The gate is an atomic flag (release store, acquire load) and `ready` an atomic
+//     counter; neither publishes anything else.
+final class ProducerGang: @unchecked Sendable {
+    let producers: Int
+    private let ready = Atomic<Int>(0)
+    private let open = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private let startTimes: UnsafeMutablePointer<UInt64>
+    private let finishTimes: UnsafeMutablePointer<UInt64>
+
+    init(producers: Int, body: @escaping @Sendable (Int) -> Void) {
+        self.producers = producers
+        startTimes = .allocate(capacity: producers)
+        startTimes.initialize(repeating: .max, count: producers)
+        finishTimes = .allocate(capacity: producers)
+        finishTimes.initialize(repeating: 0, count: producers)
+        for producer in 0..<producers {
+            let thread = Thread { [self] in
+                ready.add(1, ordering: .relaxed)
+                // Spin, yielding the CPU, until the gate opens: all producers start together.
+                while !open.load(ordering: .acquiring) { sched_yield() }
+                startTimes[producer] = now()
+                body(producer)
+                finishTimes[producer] = now()
+                finished.signal()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
     }
 
-    /// Blocks until every producer returned (after `waitUntilJobsRan`).
-    func waitUntilProducersReturned() {
-        for _ in 0..<producers { producersDone.wait() }
+    deinit {
+        startTimes.deallocate()
+        finishTimes.deallocate()
     }
 
-    var completedJobs: Int { completed.load(ordering: .acquiring) }
-
-    var firstProducerStart: UInt64 {
-        (0..<producers).map { startTimes[$0] }.min() ?? finishedAt
+    /// Returns once every producer waits at the gate.
+    func waitUntilReady() {
+        while ready.load(ordering: .relaxed) < producers { sched_yield() }
     }
 
-    var latencies: UnsafeBufferPointer<UInt64> {
-        UnsafeBufferPointer(start: latencySlots, count: latencySlotCount)
+    func start() { open.store(true, ordering: .releasing) }
+
+    /// Blocks until every producer has returned from its body.
+    func waitUntilFinished() {
+        for _ in 0..<producers { finished.wait() }
     }
+
+    var firstStart: UInt64 { (0..<producers).map { startTimes[$0] }.min() ?? 0 }
+    var lastFinish: UInt64 { (0..<producers).map { finishTimes[$0] }.max() ?? 0 }
 }

@@ -50,16 +50,17 @@ enum ExecutorKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// Expected allocations per job, beyond the job closure's context (one, the same for
-    /// every executor: it holds the run state, the job's index and its submit time).
+    /// Expected allocations per job by the executor itself. The job closure adds the same for
+    /// every executor: nothing when it captures only the shared counter (saturated jobs that
+    /// are not sampled), one context when it also carries a timestamp (sampled and paced jobs).
     var expectedAllocations: String {
         switch self {
-        case .boltsPool: return "~2: closure context, the pool's job record/box"
-        case .boltsImmediate: return "1: closure context (the job runs inline)"
-        case .dispatchGlobal, .dispatchSerial: return "~2: closure context, Dispatch continuation"
-        case .operationQueue: return "~4+: closure context, BlockOperation, queue bookkeeping"
-        case .nioEventLoopGroup: return "~2: closure context, scheduled-task node"
-        case .concurrencyTask: return "~3: closure context, task, task closure context"
+        case .boltsPool: return "~1-2: the pool's job record (+ a box for the closure)"
+        case .boltsImmediate: return "0: the job runs inline"
+        case .dispatchGlobal, .dispatchSerial: return "~1-2: Dispatch continuation (+ block copy)"
+        case .operationQueue: return "~10+: BlockOperation, its block array, queue bookkeeping"
+        case .nioEventLoopGroup: return "~0-1: NIO's task queue node"
+        case .concurrencyTask: return "~2-4: task, its closure context"
         }
     }
 

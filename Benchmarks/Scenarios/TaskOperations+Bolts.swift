@@ -302,6 +302,30 @@ final class BoltsPoolExecuteAwaitValue: Scenario {
     }
 }
 
+/// Round trip through Swift's global executor, the Bolts way: `Task.fromAsync` runs a
+/// closure as a Swift task and the async caller awaits the Bolts task's `value`.
+///
+/// Expected allocations per op: the Bolts task, the Swift task and its context, the awaiter
+/// and its registration: about 6-8.
+final class BoltsFromAsyncAwaitValue: Scenario {
+    let name = "Bolts Task.fromAsync { } + try await value (round trip through the global executor)"
+    let subject = Subject.bolts
+    let expectedAllocations = "~6-8: Bolts task, Swift task + context, awaiter, registration"
+
+    func run(iterations: Int) throws -> Sample {
+        try runAsync {
+            var sum = 0
+            let sample = try await measureAsync(iterations: iterations) {
+                for i in 0..<iterations {
+                    sum &+= try await BoltsTask<Int>.fromAsync { i }.value
+                }
+            }
+            consume(sum)
+            return sample
+        }
+    }
+}
+
 /// Raised when a scenario's own check of its result fails (it measured the wrong thing).
 enum BenchmarkError: Error, CustomStringConvertible {
     case wrongResult(String)
