@@ -1,6 +1,705 @@
-/* Placeholder until the thread pool lands: the blocking hooks do nothing. */
-#include "internal.h"
+/* The thread pool. The invariants (I1-I7) and the synchronization table are at the top
+ * of include/bolts_pool.h; comments below cite them. liburcu is used only for its
+ * wait-free concurrent queue (urcu/wfcqueue.h), always through the `_nonblocking`
+ * dequeue: the blocking one sleeps 10 ms when a producer is pre-empted mid-enqueue. */
+#define _GNU_SOURCE
+#include "pool_internal.h"
+
+#include <urcu/wfcqueue.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
-void bolts__pool_blocking_begin(void) {}
-void bolts__pool_blocking_end(void) {}
-void bolts_pool_submit(bolts_pool_t *pool, bolts_job_t *job) { (void)pool; bolts_job_run(job); }
+#include <string.h>
+
+/* The queue links jobs through their first field; these are the facts that cast uses. */
+_Static_assert(offsetof(bolts_job_t, next) == 0, "a job's link word must be its first field");
+_Static_assert(sizeof(struct cds_wfcq_node) == sizeof(void *), "a wfcqueue node is one pointer");
+_Static_assert(sizeof(((bolts_job_t *)0)->next) == sizeof(struct cds_wfcq_node),
+               "a job's link word has the size of a wfcqueue node");
+_Static_assert(_Alignof(bolts_job_t) >= _Alignof(struct cds_wfcq_node),
+               "a job is aligned at least like a wfcqueue node");
+
+enum { POOL_OPEN = 0, POOL_CLOSING = 1, POOL_CLOSED = 2 };
+enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
+
+/* What `find_work` returns besides a job: nothing anywhere, or a queue that holds work
+ * this thread could not take yet (another consumer held it, or a producer was
+ * pre-empted between its tail exchange and its link store). */
+#define FOUND_NOTHING ((bolts_job_t *)NULL)
+#define FOUND_BUSY ((bolts_job_t *)(uintptr_t)1)
+#define IS_JOB(j) ((uintptr_t)(j) > 1)
+
+/* Scans of every queue before an idle worker parks (each followed by a few pauses):
+ * about a microsecond here, since a futex wake round trip costs ~55 us. */
+#define SPIN_ROUNDS 48
+#define PAUSES_PER_ROUND 16
+
+/* One worker slot. A slot's queue outlives its thread: slots are never freed before
+ * the pool, so a scan of [0, hwm) may look at any of them. */
+struct bolts_pool_slot {
+    /* Producers' line: written by every submission to this slot. */
+    _Alignas(BOLTS_CACHE_LINE) struct cds_wfcq_tail tail;
+    _Atomic uint64_t submitted;
+    /* Consumers' line: the owner, thieves, and sweepers after shutdown. */
+    _Alignas(BOLTS_CACHE_LINE) struct __cds_wfcq_head head;
+    atomic_uint consumer;
+    /* Owner's line. */
+    _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t executed;
+    _Atomic uint64_t stolen;
+    _Atomic uint64_t parks;
+    atomic_uint wake;  /* futex word: 1 once a claimer (I4) or shutdown woke the thread */
+    atomic_uint state; /* SLOT_* */
+    uint32_t index;
+    struct bolts_pool *pool;
+};
+
+struct bolts_pool {
+    uint32_t target;     /* N */
+    uint32_t capacity;   /* slots */
+    uint32_t mask_words; /* 64-bit words of the parked mask */
+    char name[12];
+    /* Read by every submission: keep it on a line nothing hot writes. */
+    _Alignas(BOLTS_CACHE_LINE) atomic_uint state;
+    atomic_uint hwm; /* slots [0, hwm) have been used */
+    _Alignas(BOLTS_CACHE_LINE) atomic_uint searching;
+    _Alignas(BOLTS_CACHE_LINE) atomic_int unblocked; /* active threads not blocked (I6) */
+    atomic_uint live_threads;                        /* futex word for await_termination */
+    atomic_uint refs;
+    _Atomic uint64_t rejected;
+    _Atomic uint64_t swept;
+    _Atomic uint64_t compensations;
+    atomic_bool warned_capacity;
+    pthread_mutex_t spawn_lock; /* thread creation only: never on the job path */
+    _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
+    struct bolts_pool_slot *slots;
+};
+
+/* The slot of the pool worker running on this thread, if any. */
+static _Thread_local struct bolts_pool_slot *tl_slot;
+/* Rotation for submissions from threads that are not this pool's workers. */
+static _Thread_local uint32_t tl_rotation;
+/* Nesting of blocking waits on this worker (only the outermost counts). */
+static _Thread_local uint32_t tl_block_depth;
+
+static void *worker_main(void *arg);
+static void pool_unref(bolts_pool_t *pool);
+
+uint32_t bolts_cpu_count(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n > 0) return (uint32_t)n;
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (uint32_t)n : 1;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Queues                                                                             */
+
+/* Takes one job from `slot`'s queue, or says why not (I2). */
+static bolts_job_t *take(struct bolts_pool_slot *slot) {
+    if (cds_wfcq_empty(&slot->head, &slot->tail)) return FOUND_NOTHING;
+    /* Acquire: pairs with the release below in the previous consumer, so the head it
+     * moved is what this dequeue starts from (I2). */
+    if (atomic_exchange_explicit(&slot->consumer, 1, memory_order_acquire) != 0) return FOUND_BUSY;
+    struct cds_wfcq_node *node = __cds_wfcq_dequeue_nonblocking(&slot->head, &slot->tail);
+    /* Release: publishes this dequeue's head update to the next consumer's acquire. */
+    atomic_store_explicit(&slot->consumer, 0, memory_order_release);
+    if (node == CDS_WFCQ_WOULDBLOCK) return FOUND_BUSY;
+    if (node != NULL) BOLTS_TSAN_ACQUIRE(node);
+    return (bolts_job_t *)node;
+}
+
+/* Own queue first, then every other slot in [0, hwm), starting after our own. */
+static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
+    bolts_job_t *job = take(self);
+    if (IS_JOB(job)) return job;
+    bool busy = job == FOUND_BUSY;
+    /* Acquire: pairs with the release in `add_worker`, so a new slot's fields are set. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    uint32_t i = self->index;
+    for (uint32_t k = 1; k < hwm; k++) {
+        if (++i >= hwm) i = 0;
+        job = take(&pool->slots[i]);
+        if (IS_JOB(job)) {
+            *stolen = true;
+            return job;
+        }
+        busy |= job == FOUND_BUSY;
+    }
+    return busy ? FOUND_BUSY : FOUND_NOTHING;
+}
+
+/* Whether any queue holds a job (possibly one still being linked in). */
+static bool any_work(bolts_pool_t *pool) {
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        if (!cds_wfcq_empty(&pool->slots[i].head, &pool->slots[i].tail)) return true;
+    }
+    return false;
+}
+
+/* Runs a job that the pool will not run on a worker (shut down): on this thread,
+ * through the trampoline so a chain of them cannot grow the stack (I1). */
+static void run_here(bolts_job_t *job) {
+    job->pool = NULL;
+    bolts_dispatch(job);
+}
+
+/* Empties every queue on this thread, after the pool was seen CLOSED (I7). Never holds
+ * a consumer flag while a job runs: a job may submit, and so sweep, again. */
+static void sweep(bolts_pool_t *pool) {
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        for (;;) {
+            bolts_job_t *job = take(slot);
+            if (job == FOUND_NOTHING) break;
+            if (job == FOUND_BUSY) {
+                sched_yield(); /* a consumer or a pre-empted producer: let it finish */
+                continue;
+            }
+            /* Relaxed: a statistic. */
+            atomic_fetch_add_explicit(&pool->swept, 1, memory_order_relaxed);
+            run_here(job);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Parking and waking                                                                 */
+
+/* Tells a claimed or released thread to wake (I4). */
+static void wake_slot(struct bolts_pool_slot *slot) {
+    /* Release: pairs with the acquire in `wait_for_wake`; what the waker did before
+     * (the searching count it took on the thread's behalf, a state change) is visible. */
+    atomic_store_explicit(&slot->wake, 1, memory_order_release);
+    bolts__futex_wake(&slot->wake, 1);
+}
+
+static void wait_for_wake(struct bolts_pool_slot *slot) {
+    /* Acquire: pairs with the release in `wake_slot`. */
+    while (atomic_load_explicit(&slot->wake, memory_order_acquire) == 0) {
+        bolts__futex_wait(&slot->wake, 0, -1);
+    }
+}
+
+/* Claims one parked worker, counts it as searching, and wakes it. */
+static bool wake_one(bolts_pool_t *pool) {
+    for (uint32_t w = 0; w < pool->mask_words; w++) {
+        /* Relaxed: the callers fenced (seq_cst) after their enqueue (I3); the RMW below
+         * is what decides the claim. */
+        uint64_t m = atomic_load_explicit(&pool->parked[w], memory_order_relaxed);
+        while (m != 0) {
+            uint64_t bit = m & (~m + 1);
+            /* Acq_rel: the claim must not be reordered with the wake below, and it
+             * reads the parker's seq_cst publication of the bit. */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+            if (old & bit) {
+                /* Relaxed: a count; the woken thread sees it through `wake_slot`'s
+                 * release, and other notifiers only need the eventual value (I5). */
+                atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
+                wake_slot(&pool->slots[w * 64 + (uint32_t)__builtin_ctzll(bit)]);
+                return true;
+            }
+            m = old & ~bit;
+        }
+    }
+    return false;
+}
+
+/* After an enqueue into an empty queue (the caller fenced, seq_cst): wake a parked
+ * worker unless one is searching (I3, I5). */
+static void notify(bolts_pool_t *pool) {
+    /* Relaxed: ordered after the caller's enqueue by its seq_cst fence. */
+    if (atomic_load_explicit(&pool->searching, memory_order_relaxed) != 0) return;
+    wake_one(pool);
+}
+
+/* Wakes every parked worker (not the spares). */
+static void wake_parked(bolts_pool_t *pool) {
+    while (wake_one(pool)) {
+    }
+}
+
+/* Wakes every parked worker and every spare, once the pool is CLOSED. */
+static void wake_all(bolts_pool_t *pool) {
+    wake_parked(pool);
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = pool->target; i < hwm; i++) {
+        /* Acquire: pairs with the retiring thread's release of SLOT_SPARE. */
+        if (atomic_load_explicit(&pool->slots[i].state, memory_order_acquire) == SLOT_SPARE) {
+            wake_slot(&pool->slots[i]);
+        }
+    }
+}
+
+/* Whether every active worker is parked (CLOSING -> CLOSED test, I7). */
+static bool all_active_parked(bolts_pool_t *pool) {
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        /* Seq_cst: against a retiring thread's seq_cst SPARE store (see `maybe_close`). */
+        if (atomic_load_explicit(&pool->slots[i].state, memory_order_seq_cst) != SLOT_ACTIVE) continue;
+        /* Seq_cst: reads the parkers' seq_cst bit publications in the same total order
+         * as this thread's own. */
+        uint64_t m = atomic_load_explicit(&pool->parked[i / 64], memory_order_seq_cst);
+        if (!(m & ((uint64_t)1 << (i % 64)))) return false;
+    }
+    return true;
+}
+
+/* CLOSING -> CLOSED once every active worker is parked (I7). Called by a worker that
+ * just published its parked bit, or its retirement to a spare, and then fenced: with
+ * the seq_cst loads in `all_active_parked`, the last of several racing parkers sees
+ * all the others. Wakes everyone, so they make their final scans and exit. */
+static void maybe_close(bolts_pool_t *pool) {
+    if (!all_active_parked(pool)) return;
+    unsigned expected = POOL_CLOSING;
+    /* Seq_cst: the CLOSED store of I7; submitters re-read it after their fence. */
+    if (atomic_compare_exchange_strong_explicit(&pool->state, &expected, POOL_CLOSED, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
+        wake_all(pool);
+    }
+}
+
+/* Parks the calling worker (I3, I4). Returns whether it is now counted as searching:
+ * true when a claimer woke it, false when it took its own bit back to run work. */
+static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searching) {
+    uint32_t w = self->index / 64;
+    uint64_t bit = (uint64_t)1 << (self->index % 64);
+    /* Relaxed: nobody writes `wake` while our bit is clear (I4); the seq_cst RMW below
+     * orders this reset before the bit becomes visible. */
+    atomic_store_explicit(&self->wake, 0, memory_order_relaxed);
+    /* Seq_cst: half of the store-buffering pair with a producer's fence (I3). */
+    atomic_fetch_or_explicit(&pool->parked[w], bit, memory_order_seq_cst);
+    if (searching) {
+        /* Seq_cst: a notifier that read the old count relies on our re-check (I5). */
+        atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_seq_cst);
+    }
+    /* Seq_cst fence: the queue loads below (liburcu's, not C11 atomics) must see any
+     * enqueue that preceded a producer's fence which read our bit as clear (I3). */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* Relaxed: ordered by the fence above; pairs with the seq_cst state stores. */
+    unsigned st = atomic_load_explicit(&pool->state, memory_order_relaxed);
+    bool cancel = st == POOL_CLOSED || any_work(pool);
+    if (!cancel) {
+        if (st == POOL_CLOSING) maybe_close(pool); /* may claim our own bit: the wait returns */
+        /* Relaxed: a statistic written only by this thread. */
+        atomic_store_explicit(&self->parks, atomic_load_explicit(&self->parks, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        wait_for_wake(self);
+        return true;
+    }
+    /* Acq_rel: races a claimer's fetch_and on the same word; exactly one clears the bit. */
+    uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+    if (old & bit) return false;
+    /* A claimer beat us: it counted us as searching and is about to set `wake` (I4). */
+    wait_for_wake(self);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Threads                                                                            */
+
+static int start_thread(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int rc = pthread_create(&thread, &attr, worker_main, slot);
+    pthread_attr_destroy(&attr);
+    if (rc == 0) {
+        char name[16];
+        snprintf(name, sizeof name, "%.8s-%u", pool->name, slot->index);
+        pthread_setname_np(thread, name);
+    }
+    return rc;
+}
+
+/* Brings one more thread into service because a worker blocked (I6): a spare if there
+ * is one, else a new thread in a fresh slot. */
+static void add_worker(bolts_pool_t *pool) {
+    pthread_mutex_lock(&pool->spawn_lock);
+    /* Relaxed: hwm is only written under spawn_lock, which we hold. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_relaxed);
+    for (uint32_t i = pool->target; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        unsigned expected = SLOT_SPARE;
+        /* Acq_rel: acquires the retiring thread's release of SPARE; releases ACTIVE to
+         * scanners' acquire loads. */
+        if (atomic_compare_exchange_strong_explicit(&slot->state, &expected, SLOT_ACTIVE, memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            /* Relaxed: counts (I6); the spare reads nothing from them. */
+            atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed);
+            wake_slot(slot);
+            pthread_mutex_unlock(&pool->spawn_lock);
+            return;
+        }
+    }
+    if (hwm >= pool->capacity) {
+        /* Relaxed: warn once; an idempotent flag. */
+        if (!atomic_exchange_explicit(&pool->warned_capacity, true, memory_order_relaxed)) {
+            fprintf(stderr, "bolts: pool '%s' has %u blocked workers and no room for another thread\n", pool->name,
+                    pool->capacity);
+        }
+        pthread_mutex_unlock(&pool->spawn_lock);
+        return;
+    }
+    struct bolts_pool_slot *slot = &pool->slots[hwm];
+    /* Relaxed: published to the new thread by pthread_create, to scanners by the hwm
+     * release below. */
+    atomic_store_explicit(&slot->state, SLOT_ACTIVE, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+    /* Release: pairs with the acquire loads of hwm in scans. */
+    atomic_store_explicit(&pool->hwm, hwm + 1, memory_order_release);
+    if (start_thread(pool, slot) != 0) {
+        /* Relaxed: undo the counts; the slot stays in [0, hwm) with an empty queue. */
+        atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_relaxed);
+        fprintf(stderr, "bolts: pool '%s' could not start a compensating worker\n", pool->name);
+    } else {
+        atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&pool->spawn_lock);
+}
+
+/* An extra thread that is no longer needed becomes a spare (I6). */
+static bool try_retire(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    if (self->index < pool->target) return false;
+    /* Relaxed: a count; the CAS below decides. */
+    int u = atomic_load_explicit(&pool->unblocked, memory_order_relaxed);
+    while (u > (int)pool->target) {
+        if (atomic_compare_exchange_weak_explicit(&pool->unblocked, &u, u - 1, memory_order_relaxed,
+                                                  memory_order_relaxed)) {
+            /* Relaxed: `add_worker` writes `wake` only after it sees SPARE, which the
+             * release below publishes after this reset. */
+            atomic_store_explicit(&self->wake, 0, memory_order_relaxed);
+            /* Seq_cst: pairs with the acquire CAS in `add_worker` and the acquire load in
+             * `wake_all`, and orders against parkers' bits for `maybe_close`. */
+            atomic_store_explicit(&self->state, SLOT_SPARE, memory_order_seq_cst);
+            atomic_thread_fence(memory_order_seq_cst);
+            /* Relaxed: ordered by the fence; pairs with the seq_cst CLOSING store. */
+            if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSING) maybe_close(pool);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A spare sleeps until `add_worker` activates it (true) or the pool closes (false).
+ * Only those two set a spare's `wake` (shutdown's first pass wakes parked workers, not
+ * spares), so one wake-up is always decisive. */
+static bool spare_wait(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    (void)pool;
+    wait_for_wake(self);
+    /* Acquire: pairs with the acq_rel CAS in `add_worker` (wake_slot's release follows it). */
+    if (atomic_load_explicit(&self->state, memory_order_acquire) == SLOT_ACTIVE) return true;
+    unsigned expected = SLOT_SPARE;
+    /* Acq_rel: races an activation; if the activation wins, this thread works on. */
+    return !atomic_compare_exchange_strong_explicit(&self->state, &expected, SLOT_FREE, memory_order_acq_rel,
+                                                    memory_order_acquire);
+}
+
+static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen) {
+    bolts_job_run(job);
+    /* Relaxed: statistics written only by this thread; readers want a recent value. */
+    atomic_store_explicit(&self->executed, atomic_load_explicit(&self->executed, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (stolen) {
+        atomic_store_explicit(&self->stolen, atomic_load_explicit(&self->stolen, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+}
+
+/* Spins for about a microsecond looking for work. */
+static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
+    bolts_job_t *job = FOUND_NOTHING;
+    for (int round = 0; round < SPIN_ROUNDS; round++) {
+        for (int p = 0; p < PAUSES_PER_ROUND; p++) bolts__cpu_relax();
+        job = find_work(pool, self, stolen);
+        if (IS_JOB(job)) return job;
+    }
+    return job;
+}
+
+static void *worker_main(void *arg) {
+    struct bolts_pool_slot *self = arg;
+    bolts_pool_t *pool = self->pool;
+    tl_slot = self;
+    bool searching = false;
+    for (;;) {
+        bool stolen = false;
+        bolts_job_t *job = find_work(pool, self, &stolen);
+        if (!IS_JOB(job)) {
+            if (!searching) {
+                /* Relaxed: a count (I5); parkers and notifiers fence around it. */
+                atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
+                searching = true;
+            }
+            job = spin_for_work(pool, self, &stolen);
+        }
+        if (IS_JOB(job)) {
+            if (searching) {
+                searching = false;
+                /* Acq_rel: the last searcher to find work wakes one more worker if work
+                 * remains, so parallelism ramps up (I5). */
+                if (atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_acq_rel) == 1) {
+                    atomic_thread_fence(memory_order_seq_cst); /* as a producer would (I3) */
+                    if (any_work(pool)) notify(pool);
+                }
+            }
+            run_job(self, job, stolen);
+            continue;
+        }
+        if (job == FOUND_BUSY) {
+            sched_yield(); /* work is there but not takeable yet: give its owner the CPU */
+            continue;
+        }
+        /* Acquire: pairs with the seq_cst CLOSED store; then a fence, so the final scan
+         * sees every enqueue whose submitter did not see CLOSED (I7). */
+        if (atomic_load_explicit(&pool->state, memory_order_acquire) == POOL_CLOSED) {
+            atomic_thread_fence(memory_order_seq_cst);
+            job = find_work(pool, self, &stolen);
+            if (job == FOUND_NOTHING) break;
+            if (IS_JOB(job)) run_job(self, job, stolen);
+            continue;
+        }
+        if (try_retire(pool, self)) {
+            if (searching) {
+                searching = false;
+                /* Seq_cst, then a fence: a notifier that skipped waking because it
+                 * counted us must have its job seen by the re-check below (I5). */
+                atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_seq_cst);
+                atomic_thread_fence(memory_order_seq_cst);
+                if (any_work(pool)) notify(pool);
+            }
+            if (!spare_wait(pool, self)) break;
+            continue;
+        }
+        searching = park(pool, self, searching);
+    }
+    if (searching) {
+        /* Relaxed: a count; the pool is closed. */
+        atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_relaxed);
+    }
+    tl_slot = NULL;
+    /* Release: pairs with the acquire in `bolts_pool_await_termination`: every job this
+     * thread ran happened before the waiter returns. */
+    atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_release);
+    bolts__futex_wake(&pool->live_threads, INT_MAX);
+    pool_unref(pool); /* last touch of the pool by this thread */
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Public API                                                                         */
+
+static void pool_free(bolts_pool_t *pool) {
+    pthread_mutex_destroy(&pool->spawn_lock);
+    free(pool->parked);
+    free(pool->slots);
+    free(pool);
+}
+
+static void pool_unref(bolts_pool_t *pool) {
+    /* Acq_rel: the last owner sees every other owner's writes before freeing. */
+    if (atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) == 1) pool_free(pool);
+}
+
+bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
+    if (thread_count == 0) thread_count = bolts_cpu_count();
+    if (thread_count > 1024) {
+        errno = EINVAL;
+        return NULL;
+    }
+    bolts_pool_t *pool = aligned_alloc(BOLTS_CACHE_LINE, sizeof *pool);
+    if (pool == NULL) return NULL;
+    memset(pool, 0, sizeof *pool);
+    pool->target = thread_count;
+    pool->capacity = thread_count + BOLTS_POOL_MAX_EXTRA_THREADS;
+    pool->mask_words = (pool->capacity + 63) / 64;
+    snprintf(pool->name, sizeof pool->name, "%s", name != NULL && name[0] != 0 ? name : "bolts");
+    pool->slots = aligned_alloc(BOLTS_CACHE_LINE, sizeof(struct bolts_pool_slot) * pool->capacity);
+    pool->parked = calloc(pool->mask_words, sizeof(uint64_t));
+    if (pool->slots == NULL || pool->parked == NULL) {
+        free(pool->slots);
+        free(pool->parked);
+        free(pool);
+        errno = ENOMEM;
+        return NULL;
+    }
+    memset(pool->slots, 0, sizeof(struct bolts_pool_slot) * pool->capacity);
+    for (uint32_t i = 0; i < pool->capacity; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        __cds_wfcq_init(&slot->head, &slot->tail);
+        slot->index = i;
+        slot->pool = pool;
+    }
+    pthread_mutex_init(&pool->spawn_lock, NULL);
+    /* Relaxed, all of them: nothing else can see the pool yet; pthread_create publishes. */
+    atomic_store_explicit(&pool->refs, 1, memory_order_relaxed);
+    atomic_store_explicit(&pool->hwm, thread_count, memory_order_relaxed);
+    atomic_store_explicit(&pool->unblocked, (int)thread_count, memory_order_relaxed);
+    for (uint32_t i = 0; i < thread_count; i++) {
+        atomic_store_explicit(&pool->slots[i].state, SLOT_ACTIVE, memory_order_relaxed);
+    }
+    for (uint32_t i = 0; i < thread_count; i++) {
+        /* Relaxed: counts published by pthread_create. */
+        atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
+        int rc = start_thread(pool, &pool->slots[i]);
+        if (rc != 0) {
+            atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_relaxed);
+            atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_relaxed);
+            for (uint32_t j = i; j < thread_count; j++) {
+                atomic_store_explicit(&pool->slots[j].state, SLOT_FREE, memory_order_relaxed);
+            }
+            atomic_fetch_sub_explicit(&pool->unblocked, (int)(thread_count - i), memory_order_relaxed);
+            bolts_pool_shutdown(pool, i > 0);
+            pool_unref(pool);
+            errno = rc;
+            return NULL;
+        }
+    }
+    return pool;
+}
+
+bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
+    struct bolts_pool_slot *self = tl_slot;
+    bool own = self != NULL && self->pool == pool;
+    /* Relaxed: an early refusal only; the re-read after the fence below is the one I7
+     * relies on. */
+    unsigned st = atomic_load_explicit(&pool->state, memory_order_relaxed);
+    if (st == POOL_CLOSED || (st == POOL_CLOSING && !own)) return false;
+    struct bolts_pool_slot *slot = self;
+    if (!own) {
+        uint32_t r = tl_rotation++;
+        slot = &pool->slots[pool->target == 1 ? 0 : r % pool->target];
+    }
+    job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
+    BOLTS_TSAN_RELEASE(job);
+    /* Relaxed: a statistic on the tail's cache line, which the enqueue writes anyway. */
+    atomic_fetch_add_explicit(&slot->submitted, 1, memory_order_relaxed);
+    /* liburcu issues a full barrier before its tail exchange: the job's fields are
+     * visible to whoever dequeues it. */
+    bool was_nonempty = cds_wfcq_enqueue(&slot->head, &slot->tail, (struct cds_wfcq_node *)job);
+    /* Seq_cst fence: orders the tail exchange before the loads below; pairs with the
+     * parker's fence (I3) and with the worker's fence after it read CLOSED (I7). */
+    atomic_thread_fence(memory_order_seq_cst);
+    /* Relaxed: ordered by the fence. */
+    if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) {
+        sweep(pool); /* our job may have landed after the last worker's final scan */
+    } else if (!was_nonempty) {
+        notify(pool);
+    }
+    return true;
+}
+
+void bolts_pool_submit(bolts_pool_t *pool, bolts_job_t *job) {
+    if (bolts_pool_try_submit(pool, job)) return;
+    /* Relaxed: a statistic. */
+    atomic_fetch_add_explicit(&pool->rejected, 1, memory_order_relaxed);
+    run_here(job);
+}
+
+int bolts_pool_shutdown(bolts_pool_t *pool, bool wait) {
+    unsigned expected = POOL_OPEN;
+    /* Seq_cst: the CLOSING store of I7, in the same total order as the fences. */
+    if (atomic_compare_exchange_strong_explicit(&pool->state, &expected, POOL_CLOSING, memory_order_seq_cst,
+                                                memory_order_relaxed)) {
+        /* Parked workers would not notice: wake them so the last to park again closes
+         * the pool once the queues are empty. */
+        wake_parked(pool);
+    }
+    if (!wait) return 0;
+    struct bolts_pool_slot *self = tl_slot;
+    if (self != NULL && self->pool == pool) return EDEADLK;
+    bolts_pool_await_termination(pool, -1);
+    return 0;
+}
+
+bool bolts_pool_await_termination(bolts_pool_t *pool, int64_t timeout_ns) {
+    int64_t deadline = timeout_ns >= 0 ? bolts__now_ns() + timeout_ns : -1;
+    for (;;) {
+        /* Acquire: pairs with the release decrement of each exiting worker. */
+        unsigned live = atomic_load_explicit(&pool->live_threads, memory_order_acquire);
+        if (live == 0) return true;
+        int64_t left = -1;
+        if (deadline >= 0) {
+            left = deadline - bolts__now_ns();
+            if (left <= 0) return false;
+        }
+        bolts__futex_wait(&pool->live_threads, live, left);
+    }
+}
+
+void bolts_pool_release(bolts_pool_t *pool) {
+    bolts_pool_shutdown(pool, false);
+    pool_unref(pool);
+}
+
+void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out) {
+    bolts_pool_t *p = (bolts_pool_t *)pool; /* relaxed loads only; C11 wants non-const */
+    memset(out, 0, sizeof *out);
+    /* Relaxed, every load here: a snapshot of statistics, not a consistent cut. */
+    uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
+    uint32_t active = 0;
+    for (uint32_t i = 0; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &p->slots[i];
+        out->submitted += atomic_load_explicit(&slot->submitted, memory_order_relaxed);
+        out->executed += atomic_load_explicit(&slot->executed, memory_order_relaxed);
+        out->stolen += atomic_load_explicit(&slot->stolen, memory_order_relaxed);
+        out->parks += atomic_load_explicit(&slot->parks, memory_order_relaxed);
+        if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE) active++;
+    }
+    out->executed += atomic_load_explicit(&p->swept, memory_order_relaxed);
+    out->rejected = atomic_load_explicit(&p->rejected, memory_order_relaxed);
+    out->compensations = atomic_load_explicit(&p->compensations, memory_order_relaxed);
+    out->queue_depth = out->submitted > out->executed ? out->submitted - out->executed : 0;
+    out->threads = atomic_load_explicit(&p->live_threads, memory_order_relaxed);
+    int unblocked = atomic_load_explicit(&p->unblocked, memory_order_relaxed);
+    out->blocked = (int)active > unblocked ? active - (uint32_t)unblocked : 0;
+}
+
+uint32_t bolts_pool_thread_count(const bolts_pool_t *pool) { return pool->target; }
+
+bool bolts_pool_is_shut_down(const bolts_pool_t *pool) {
+    /* Relaxed: a status query; callers that race shutdown get either answer. */
+    return atomic_load_explicit(&((bolts_pool_t *)pool)->state, memory_order_relaxed) != POOL_OPEN;
+}
+
+bolts_pool_t *bolts_pool_current(void) { return tl_slot != NULL ? tl_slot->pool : NULL; }
+
+/* ---------------------------------------------------------------------------------- */
+/* Blocking hooks (internal.h), called by bolts_task_wait around its sleep            */
+
+void bolts__pool_blocking_begin(void) {
+    struct bolts_pool_slot *self = tl_slot;
+    if (self == NULL || tl_block_depth++ != 0) return;
+    bolts_pool_t *pool = self->pool;
+    /* Relaxed: a count; the RMW's result alone decides (I6). */
+    int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
+    if (left < (int)pool->target) add_worker(pool);
+}
+
+void bolts__pool_blocking_end(void) {
+    struct bolts_pool_slot *self = tl_slot;
+    if (self == NULL || --tl_block_depth != 0) return;
+    /* Relaxed: a count (I6). */
+    atomic_fetch_add_explicit(&self->pool->unblocked, 1, memory_order_relaxed);
+}

@@ -1,13 +1,178 @@
 #ifndef BOLTS_POOL_H
 #define BOLTS_POOL_H
-/* Thread pool: owned by the executor work (see issue 4). */
+/**
+ * Thread pool and serial executor.
+ *
+ * A pool owns N worker threads (default: the CPUs this process may run on). Each worker
+ * slot has a run queue: liburcu's wait-free concurrent queue (wfcqueue), linked through
+ * the job's first field, so submitting a job allocates nothing and takes no lock. A
+ * worker runs its own queue first and steals from the other slots when it runs dry;
+ * idle workers spin for about a microsecond, then park on a futex.
+ *
+ * Invariants
+ *  I1  A submitted job is run exactly once: by a worker, or, when it races shutdown, by
+ *      the thread that submitted it or by the thread that stops the pool. A job is never
+ *      dropped and never run twice.
+ *  I2  Each queue has at most one consumer at a time: the slot's `consumer` flag is a
+ *      try-lock taken (acquire) before a dequeue and dropped (release) right after it.
+ *      It is never held while a job runs. Producers never take it.
+ *  I3  A worker parks only after publishing its bit in the parked mask (seq_cst) and
+ *      then seeing every queue empty. A producer whose enqueue found the queue empty
+ *      issues a seq_cst fence and then reads the searching count and the parked mask.
+ *      One of the two sees the other (store-buffering pattern), so no wake-up is lost.
+ *  I4  A parked worker sleeps until its slot's `wake` word is 1. Only a thread that
+ *      cleared the worker's parked bit (claimed it) sets `wake`, so every claim is
+ *      consumed by exactly one worker and the searching count stays exact.
+ *  I5  While `searching` > 0 some worker will scan every queue again before it parks,
+ *      so producers need not wake anyone; the last searcher to find work wakes one more
+ *      worker if work remains (parallelism ramps up one worker at a time).
+ *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
+ *      workers; if it drops below N, a spare thread is woken or a new one is started
+ *      (a compensating worker), which retires to a spare when the count exceeds N again.
+ *  I7  Shutdown: OPEN -> CLOSING (workers drain; only the pool's own workers may still
+ *      submit) -> CLOSED (set by the last worker to go idle, or when nothing is left).
+ *      A submitter re-reads the state after its enqueue (seq_cst); if it reads CLOSED it
+ *      sweeps the queue itself, and every exiting worker sweeps every queue after CLOSED.
+ *
+ * Synchronization
+ *   | operation            | may run concurrently with           | ordering it relies on                  |
+ *   |----------------------|-------------------------------------|----------------------------------------|
+ *   | submit / try_submit  | everything, from any thread         | liburcu enqueue: full barrier before    |
+ *   |                      |                                     | the tail exchange (publishes the job);  |
+ *   |                      |                                     | then seq_cst fence, pairs with I3 / I7  |
+ *   | worker dequeue       | submits; other workers' scans       | consumer flag acquire/release (I2);     |
+ *   |                      |                                     | liburcu dequeue reads the job after     |
+ *   |                      |                                     | the link it was published through       |
+ *   | park / notify        | each other, submits                 | seq_cst RMW on the mask + seq_cst loads |
+ *   |                      |                                     | (I3); `wake` store release / load       |
+ *   |                      |                                     | acquire (I4)                            |
+ *   | shutdown             | submits, workers, metrics           | state store seq_cst (I7)                |
+ *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
+ *   |                      |                                     | consistent cut                          |
+ *   | release              | nothing from the same owner         | refcount acq_rel: last one frees        |
+ */
 #include "bolts_job.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
 typedef struct bolts_pool bolts_pool_t;
-/** Submits a job to run on one of the pool's workers (via bolts_job_run). */
+
+/** Counters of a pool. Each is read with a relaxed load, so a snapshot is not a
+ *  consistent cut: `queue_depth` is derived and may briefly be off by in-flight jobs. */
+typedef struct bolts_pool_metrics {
+    /** Jobs accepted into the pool's queues. */
+    uint64_t submitted;
+    /** Jobs that have run: on workers, or swept after shutdown. */
+    uint64_t executed;
+    /** Jobs a worker took from another worker's queue. */
+    uint64_t stolen;
+    /** Times a worker went to sleep on its futex. */
+    uint64_t parks;
+    /** Submissions refused because the pool was shut down (the job then ran on the
+     *  submitting thread instead, or was handed back by `bolts_pool_try_submit`). */
+    uint64_t rejected;
+    /** Compensating workers started or woken because a worker blocked. */
+    uint64_t compensations;
+    /** Jobs accepted but not yet started (submitted - executed, clamped at 0). */
+    uint64_t queue_depth;
+    /** Worker threads alive (including spares), and how many are blocked in a wait. */
+    uint32_t threads;
+    uint32_t blocked;
+} bolts_pool_metrics_t;
+
+/** Upper bound on compensating threads a pool starts beyond its N workers. */
+#define BOLTS_POOL_MAX_EXTRA_THREADS 256
+
+/** Number of CPUs this process may run on (its affinity mask), at least 1. */
+uint32_t bolts_cpu_count(void);
+
+/** Starts a pool of `thread_count` workers (0: `bolts_cpu_count()`). `name` (may be
+ *  NULL) prefixes the threads' names. Returns NULL with errno set when the threads or
+ *  the memory cannot be had. The caller owns one reference (`bolts_pool_release`). */
+bolts_pool_t *_Nullable bolts_pool_create(uint32_t thread_count, const char *_Nullable name);
+
+/** Submits a job to run on one of the pool's workers (through `bolts_job_run`). Any
+ *  thread, no lock. From a worker of this pool the job goes on that worker's own queue;
+ *  from any other thread, on the next queue in a per-thread rotation. If the pool is
+ *  shut down the job is not dropped: it runs on the calling thread (through
+ *  `bolts_dispatch`, with `job->pool` cleared) and `rejected` counts it. */
 void bolts_pool_submit(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull job);
+
+/** Like `bolts_pool_submit`, but returns false, without touching the job, when the pool
+ *  no longer accepts work (shut down; while it drains, only its own workers may
+ *  submit). True means the job will run exactly once. */
+bool bolts_pool_try_submit(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull job);
+
+/** Stops accepting work from other threads and lets the workers drain every queued job
+ *  (and what those jobs submit); the workers then exit. With `wait`, returns once every
+ *  worker has exited (0), or EDEADLK at once when called from one of the pool's own
+ *  workers. Without `wait`, returns 0 at once. Calling it again is harmless. */
+int bolts_pool_shutdown(bolts_pool_t *_Nonnull pool, bool wait);
+
+/** Waits up to `timeout_ns` (negative: no limit) for the workers of a pool that is
+ *  shutting down to exit. Returns true once they all have. */
+bool bolts_pool_await_termination(bolts_pool_t *_Nonnull pool, int64_t timeout_ns);
+
+/** Drops the caller's reference. Requests shutdown (without waiting) if nobody did;
+ *  the memory goes when the last worker thread has exited. */
+void bolts_pool_release(bolts_pool_t *_Nonnull pool);
+
+/** Reads the counters (see `bolts_pool_metrics_t`). Any thread, any time. */
+void bolts_pool_get_metrics(const bolts_pool_t *_Nonnull pool, bolts_pool_metrics_t *_Nonnull out);
+
+/** The N the pool was created with. */
+uint32_t bolts_pool_thread_count(const bolts_pool_t *_Nonnull pool);
+
+/** Whether the pool has begun shutting down. */
+bool bolts_pool_is_shut_down(const bolts_pool_t *_Nonnull pool);
+
+/** The pool whose worker is the calling thread, or NULL. */
+bolts_pool_t *_Nullable bolts_pool_current(void);
+
+/** Size of a pool block: a `bolts_job_t` followed by caller payload. */
+#define BOLTS_POOL_BLOCK_SIZE 64
+
+/** A 64-byte, 64-aligned block from a cache built for "producers allocate, workers
+ *  free": per-thread magazines that trade full ones through a lock-free depot, so the
+ *  pair costs a few nanoseconds instead of a cross-thread malloc/free. Any thread. */
+void *_Nonnull bolts_pool_block_alloc(void);
+
+/** Returns a block from `bolts_pool_block_alloc`; any thread. */
+void bolts_pool_block_free(void *_Nonnull block);
+
+/** A job record in a pool block, with `fn` set, `context` pointing at the record itself
+ *  (the payload starts right after the `bolts_job_t`), no pool, and no flags: the record
+ *  is not BOLTS_JOB_OWNED, so `fn` must release it with `bolts_pool_block_free` once it
+ *  has read its payload. */
+bolts_job_t *_Nonnull bolts_pool_job_alloc(bolts_job_fn _Nonnull fn);
+
+/**
+ * A serial executor: jobs submitted to it run one at a time, in submission order, on
+ * its pool's workers. Its queue is a wfcqueue; a `scheduled` flag says whether a drain
+ * job is on the pool or running. A submitter whose enqueue found the queue empty issues
+ * a seq_cst fence and schedules a drain if none is (CAS 0 -> 1). The drain runs up to a
+ * batch of jobs, then either reschedules itself (more work: fairness to other pool work)
+ * or clears the flag, fences, and re-checks the queue (store-buffering pair with the
+ * submitter), so a job is never stranded. Jobs run with `bolts_serial_is_current` true.
+ */
+typedef struct bolts_serial bolts_serial_t;
+
+/** Makes a serial executor on `pool`. The pool must outlive it. NULL on no memory. */
+bolts_serial_t *_Nullable bolts_serial_create(bolts_pool_t *_Nonnull pool);
+
+/** Submits a job; any thread, no lock. Jobs from one thread run in the order they were
+ *  submitted; jobs from racing threads in the order their enqueues landed. */
+void bolts_serial_submit(bolts_serial_t *_Nonnull serial, bolts_job_t *_Nonnull job);
+
+/** Whether the calling thread is running a job of `serial` right now. */
+bool bolts_serial_is_current(const bolts_serial_t *_Nonnull serial);
+
+/** Drops the owner's reference; the memory goes once no drain is scheduled. Jobs that
+ *  are queued still run. */
+void bolts_serial_release(bolts_serial_t *_Nonnull serial);
+
 #ifdef __cplusplus
 }
 #endif

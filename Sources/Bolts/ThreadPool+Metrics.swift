@@ -1,0 +1,53 @@
+import CBoltsRuntime
+
+extension ThreadPool {
+    /// Counters of a ``ThreadPool``, cheap enough to leave on: each is a per-worker
+    /// counter written by its owner (or a statistic on a cache line the operation writes
+    /// anyway), summed when read.
+    ///
+    /// A snapshot is not a consistent cut: counters are read one after another while the
+    /// pool runs, so ``queueDepth`` may be off by the jobs in flight.
+    public struct Metrics: Sendable, Equatable, CustomStringConvertible {
+        /// Jobs accepted into the pool's queues.
+        public var submitted: UInt64
+        /// Jobs that have run (on workers, or swept after a shutdown race).
+        public var executed: UInt64
+        /// Jobs a worker took from another worker's queue.
+        public var stolen: UInt64
+        /// Times a worker went to sleep on its futex.
+        public var parks: UInt64
+        /// Submissions refused because the pool was shut down.
+        public var rejected: UInt64
+        /// Threads started or woken because a worker blocked.
+        public var compensations: UInt64
+        /// Jobs accepted but not started yet.
+        public var queueDepth: UInt64
+        /// Worker threads alive, including spares kept for the next blocking worker.
+        public var threads: Int
+        /// Workers blocked in a wait right now.
+        public var blocked: Int
+
+        /// One line with every counter.
+        public var description: String {
+            "submitted \(submitted), executed \(executed), stolen \(stolen), parks \(parks), rejected \(rejected), "
+                + "compensations \(compensations), queue depth \(queueDepth), threads \(threads), blocked \(blocked)"
+        }
+    }
+
+    /// A snapshot of the pool's counters; any thread, any time.
+    public var metrics: Metrics {
+        var raw = bolts_pool_metrics_t()
+        bolts_pool_get_metrics(_pool, &raw)
+        return Metrics(
+            submitted: raw.submitted,
+            executed: raw.executed,
+            stolen: raw.stolen,
+            parks: raw.parks,
+            rejected: raw.rejected,
+            compensations: raw.compensations,
+            queueDepth: raw.queue_depth,
+            threads: Int(raw.threads),
+            blocked: Int(raw.blocked)
+        )
+    }
+}

@@ -1,0 +1,167 @@
+import CBoltsRuntime
+
+/// A pool of worker threads with lock-free run queues, implemented in the C core.
+///
+/// Each worker owns a wait-free queue (liburcu's `wfcqueue`); a job submitted from a
+/// worker goes on that worker's queue, a job submitted from any other thread goes on the
+/// next queue of a per-thread rotation, and a worker whose queue is empty steals from the
+/// others. Submitting takes no lock and, for ``execute(_:)``, allocates one 64-byte block
+/// from a cache that is built for "producers allocate, workers free". Idle workers spin
+/// for about a microsecond and then park on a futex; a submission wakes one only when it
+/// finds a queue empty and no worker searching.
+///
+/// Use it directly, as a Bolts executor (``Executor/pool(_:)``: continuations are handed
+/// to the pool by the C core, with no Swift closure in between), as a Swift Concurrency
+/// `TaskExecutor` (`withTaskExecutorPreference(pool) { … }`), or under a
+/// ``SerialPoolExecutor`` (an actor's executor).
+///
+/// A job may block (for example in ``Task/waitUntilCompleted()``): the pool then brings
+/// another thread into service, so the other jobs keep running and a pool whose every
+/// worker waits cannot deadlock.
+///
+/// Shutting down never drops a job: see ``shutdown(wait:)``.
+//
+// @unchecked Sendable: every stored property is immutable after `init`; `_pool` points to
+// a C pool whose every entry point may be called from any thread (bolts_pool.h).
+public final class ThreadPool: @unchecked Sendable {
+    /// The C pool (`bolts_pool_t *`). Executors hand continuation jobs to it directly.
+    @usableFromInline
+    internal let _pool: OpaquePointer
+
+    /// The name given at creation; worker threads are named after it.
+    public let name: String
+
+    /// The number of workers (compensating threads started while workers block come on
+    /// top of it, and retire when they are no longer needed).
+    public let threadCount: Int
+
+    private let isShared: Bool
+
+    /// The number of CPUs this process may run on: the default size of a pool.
+    public static var defaultThreadCount: Int { Int(bolts_cpu_count()) }
+
+    /// A process-wide pool with ``defaultThreadCount`` workers, started on first use.
+    /// It is never shut down.
+    public static let shared = ThreadPool(threadCount: defaultThreadCount, name: "bolts", isShared: true)
+
+    /// Starts a pool.
+    ///
+    /// - Parameters:
+    ///   - threadCount: The number of workers; at least 1 (default: one per CPU).
+    ///   - name: A name for the pool and its threads (their names hold its first 8 bytes).
+    /// - Precondition: the threads can be started (a failure traps with the error).
+    public convenience init(threadCount: Int = ThreadPool.defaultThreadCount, name: String = "bolts-pool") {
+        self.init(threadCount: threadCount, name: name, isShared: false)
+    }
+
+    private init(threadCount: Int, name: String, isShared: Bool) {
+        precondition(threadCount >= 1 && threadCount <= 1024, "ThreadPool needs 1...1024 threads, not \(threadCount)")
+        guard let pool = bolts_pool_create(UInt32(threadCount), name) else {
+            fatalError("ThreadPool could not start \(threadCount) threads")
+        }
+        self._pool = pool
+        self.name = name
+        self.threadCount = threadCount
+        self.isShared = isShared
+    }
+
+    deinit {
+        // Jobs still queued run before the pool goes. On one of its own workers the pool
+        // cannot wait for itself: it drains in the background and frees itself.
+        bolts_pool_shutdown(_pool, !(bolts_pool_current() == _pool))
+        bolts_pool_release(_pool)
+    }
+
+    /// Runs `job` on one of the pool's workers.
+    ///
+    /// Any thread may call it; it takes no lock. Jobs submitted by one thread are not
+    /// ordered with each other (workers steal); use a ``SerialPoolExecutor`` for order.
+    /// After ``shutdown(wait:)`` the job is not dropped: it runs on the calling thread
+    /// before this returns, and ``Metrics/rejected`` counts it. Use ``tryExecute(_:)`` to
+    /// be told instead.
+    public func execute(_ job: consuming @escaping @Sendable () -> Void) {
+        bolts_pool_submit(_pool, Self.makeClosureJob(job))
+    }
+
+    /// Runs `job` on one of the pool's workers, or throws ``ThreadPoolError/shutDown(name:)``
+    /// without running it if the pool no longer accepts work.
+    public func tryExecute(_ job: consuming @escaping @Sendable () -> Void) throws(ThreadPoolError) {
+        let record = Self.makeClosureJob(job)
+        guard bolts_pool_try_submit(_pool, record) else {
+            Self.destroyClosureJob(record)
+            throw .shutDown(name: name)
+        }
+    }
+
+    /// Stops the pool.
+    ///
+    /// From the call on, other threads' submissions are rejected (``execute(_:)`` runs
+    /// them on the submitting thread, ``tryExecute(_:)`` throws), while the pool's own
+    /// workers may still submit: every job already queued runs on the workers, and so
+    /// does the work those jobs hand to the pool. When the queues are empty and every
+    /// worker is idle, the workers exit. No job is ever dropped.
+    ///
+    /// - Parameter wait: Return only once every worker has exited (the default), or at
+    ///   once. A pool's own worker cannot wait for the pool: called there with `wait`,
+    ///   this traps.
+    public func shutdown(wait: Bool = true) {
+        precondition(!isShared, "ThreadPool.shared is never shut down")
+        let result = bolts_pool_shutdown(_pool, wait)
+        precondition(result == 0, "ThreadPool.shutdown(wait: true) called on one of the pool's own workers")
+    }
+
+    /// Waits for the workers of a pool that is shutting down to exit.
+    ///
+    /// - Parameter timeout: Seconds to wait at most; nil waits as long as it takes.
+    /// - Returns: Whether every worker has exited.
+    public func awaitTermination(timeout: Double? = nil) -> Bool {
+        let nanoseconds: Int64 = timeout.map { Int64(($0 * 1e9).rounded()) } ?? -1
+        return bolts_pool_await_termination(_pool, max(nanoseconds, timeout == nil ? -1 : 0))
+    }
+
+    /// Whether ``shutdown(wait:)`` has been called.
+    public var isShutDown: Bool { bolts_pool_is_shut_down(_pool) }
+
+    /// Whether the calling thread is one of this pool's workers.
+    public var isCurrent: Bool { (bolts_pool_current() == _pool) }
+}
+
+/// Why a ``ThreadPool`` refused a job.
+public enum ThreadPoolError: Error, Equatable, CustomStringConvertible {
+    /// The pool was shut down; the job was not run.
+    case shutDown(name: String)
+
+    /// A sentence saying which pool refused the job and why.
+    public var description: String {
+        switch self {
+        case .shutDown(let name): return "ThreadPool '\(name)' is shut down and accepts no more jobs"
+        }
+    }
+}
+
+extension ThreadPool {
+    /// A closure job: a pool block holding the job record and, after it, the closure.
+    fileprivate typealias Closure = @Sendable () -> Void
+
+    private static let payloadOffset = MemoryLayout<bolts_job_t>.stride
+
+    fileprivate static func makeClosureJob(_ body: consuming @escaping Closure) -> UnsafeMutablePointer<bolts_job_t> {
+        assert(payloadOffset + MemoryLayout<Closure>.size <= Int(BOLTS_POOL_BLOCK_SIZE))
+        let record = bolts_pool_job_alloc { context in
+            // On a worker (or, after shutdown, on the submitting thread): take the
+            // closure out, give the block back, then run it.
+            let base = context.unsafelyUnwrapped
+            let body = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: Closure.self).move()
+            bolts_pool_block_free(base)
+            body()
+        }
+        (UnsafeMutableRawPointer(record) + payloadOffset).initializeMemory(as: Closure.self, to: body)
+        return record
+    }
+
+    fileprivate static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
+        let base = UnsafeMutableRawPointer(record)
+        (base + payloadOffset).assumingMemoryBound(to: Closure.self).deinitialize(count: 1)
+        bolts_pool_block_free(base)
+    }
+}
