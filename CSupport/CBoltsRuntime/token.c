@@ -84,7 +84,7 @@ struct bolts_token_registration {
         struct rcu_head rcu;
     } u;
     void *context;
-    /** Next node of a reclamation batch (see token_defer_unref). */
+    /** Next node of a chain of unlinked nodes (see token_unref_unlinked). */
     struct bolts_token_registration *defer_next;
 };
 
@@ -99,6 +99,7 @@ struct bolts_token_registration {
 static _Atomic int64_t live_registrations;
 static _Atomic int64_t live_tokens;
 static _Atomic int64_t pending_batches;
+static _Atomic int64_t deferred_batches;
 #define COUNT(counter, delta) atomic_fetch_add_explicit(&(counter), (delta), memory_order_relaxed)
 #else
 #define COUNT(counter, delta) ((void)0)
@@ -272,15 +273,46 @@ static void reclaim_batch(struct rcu_head *head) {
 #endif
 }
 
+/*
+ * Reclamation. The only reader of a token's list outside its lock is that token's cancel
+ * walk, and there is at most one walk per token: it starts after CANCELLED was set under
+ * the lock and it has left its last read-side section before NOTIFIED is set. So:
+ * - a node unlinked while CANCELLED is clear (seen under the lock) can never be reached by
+ *   a walk (the walk will start from the list as it is after our unlock): its list
+ *   reference is dropped at once;
+ * - likewise once NOTIFIED is set (seen with acquire: the walk's reads happen-before);
+ * - only a node unlinked while a walk may be running (a dispose racing cancel, or a
+ *   handler disposing a later registration) waits for a grace period, through call_rcu.
+ * That keeps the common register+dispose on a live token free of RCU costs (call_rcu
+ * costs ~70 ns and floods liburcu's helper thread under churn), and uses RCU exactly
+ * where a reader can race the free.
+ */
+static bool walk_may_be_reading(const bolts_token_t *t) {
+    /* Acquire: pairs with the release fetch_or of NOTIFIED after the walk, so that a
+     * `false` answer orders every read of the walk before the caller's free. CANCELLED is
+     * stable under the lock, which the caller holds. */
+    uint32_t s = atomic_load_explicit(&t->state, memory_order_acquire);
+    return (s & TOKEN_CANCELLED) && !(s & TOKEN_NOTIFIED);
+}
+
 /* Drops the list's reference of every node of a chain of unlinked nodes (linked through
- * `defer_next`), after a grace period. One call_rcu per chain, not per node. The caller
- * must be done with `first->u.fn` (the rcu_head overlays it). */
-static void token_defer_unref(bolts_token_registration_t *first) {
-    if (first == NULL) return;
+ * `defer_next`; their handlers are released already): now, or after a grace period when
+ * a walk may still hold pointers to them. One call_rcu per chain, not per node. */
+static void token_unref_unlinked(bolts_token_registration_t *chain, bool after_grace_period) {
+    if (chain == NULL) return;
+    if (!after_grace_period) {
+        while (chain != NULL) {
+            bolts_token_registration_t *next = chain->defer_next;
+            reg_unref(chain);
+            chain = next;
+        }
+        return;
+    }
     bolts__rcu_thread_ensure(); /* call_rcu requires a registered thread */
     COUNT(pending_batches, 1);
+    COUNT(deferred_batches, 1);
     tsan_grace_release();
-    urcu_memb_call_rcu(&first->u.rcu, reclaim_batch);
+    urcu_memb_call_rcu(&chain->u.rcu, reclaim_batch); /* overlays chain->u.fn: unused now */
 }
 
 /* ---- Tokens ------------------------------------------------------------------------ */
@@ -385,8 +417,9 @@ static void token_run_handlers(bolts_token_t *t) {
     rcu_read_exit();
     if (!ran_any) return;
 
-    /* Unlink what ran, in one pass under the lock, and reclaim it after one grace period.
-     * RAN is set only by this walk, so no other thread unlinks these nodes. */
+    /* Unlink what ran, in one pass under the lock. RAN is set only by this walk, so no
+     * other thread unlinks these nodes; and this walk, their only possible reader, has
+     * left its read-side section, so they need no grace period. */
     bolts_token_registration_t *chain = NULL, **tail = &chain;
     struct cds_list_head *n;
     pthread_mutex_lock(&t->lock);
@@ -401,7 +434,7 @@ static void token_run_handlers(bolts_token_t *t) {
         tail = &r->defer_next;
     }
     pthread_mutex_unlock(&t->lock);
-    token_defer_unref(chain);
+    token_unref_unlinked(chain, false);
 }
 
 static void token_wait_notified(bolts_token_t *t) {
@@ -459,6 +492,7 @@ void bolts_token_dispose(bolts_token_t *t) {
     atomic_fetch_or_explicit(&t->state, TOKEN_DISPOSED, memory_order_release);
     /* The lock excludes other updaters, so plain iteration is safe; a concurrent walk
      * reads the list under RCU and tolerates the unlinks. */
+    bool after_grace_period = walk_may_be_reading(t);
     cds_list_for_each_safe(pos, n, &t->list) {
         bolts_token_registration_t *r = caa_container_of(pos, bolts_token_registration_t, link);
         uint32_t expected = REG_ARMED;
@@ -478,7 +512,7 @@ void bolts_token_dispose(bolts_token_t *t) {
     for (bolts_token_registration_t *r = chain; r != NULL; r = r->defer_next) {
         if (r->u.fn.release != NULL) r->u.fn.release(r->context);
     }
-    token_defer_unref(chain);
+    token_unref_unlinked(chain, after_grace_period);
 }
 
 /* ---- Registrations ----------------------------------------------------------------- */
@@ -533,11 +567,11 @@ bool bolts_token_registration_dispose(bolts_token_registration_t *r) {
         pthread_mutex_lock(&t->lock);
         cds_list_del_rcu(&r->link);
         t->count--;
+        bool after_grace_period = walk_may_be_reading(t);
         pthread_mutex_unlock(&t->lock);
-        bolts_token_fn release = r->u.fn.release;
-        void *context = r->context;
-        token_defer_unref(r); /* overlays u.fn: read it first */
-        if (release != NULL) release(context);
+        if (r->u.fn.release != NULL) r->u.fn.release(r->context);
+        r->defer_next = NULL;
+        token_unref_unlinked(r, after_grace_period);
         return true;
     }
     if (s != REG_RUNNING && s != REG_RUNNING_WAITED) return false;
@@ -585,6 +619,14 @@ int64_t bolts_token_live_registrations(void) {
 int64_t bolts_token_live_tokens(void) {
 #ifdef TOKEN_COUNTERS
     return atomic_load_explicit(&live_tokens, memory_order_relaxed); /* a count only */
+#else
+    return -1;
+#endif
+}
+
+int64_t bolts_token_deferred_reclamations(void) {
+#ifdef TOKEN_COUNTERS
+    return atomic_load_explicit(&deferred_batches, memory_order_relaxed); /* a count only */
 #else
     return -1;
 #endif

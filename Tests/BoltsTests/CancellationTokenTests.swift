@@ -152,6 +152,25 @@ import Testing
         #expect(laterRuns.value == 0)
     }
 
+    @Test func registrationDisposedDuringTheCancelWalkIsReclaimedAfterAGracePeriod() {
+        let source = CancellationTokenSource()
+        let later = Mutex<CancellationTokenRegistration?>(nil)
+        let laterRuns = CancellationCounter()
+        let deferredBefore = bolts_token_deferred_reclamations()
+        source.token.register { later.withLock { $0 }?.dispose() }
+        source.token.register {}
+        later.withLock { $0 = source.token.register { laterRuns.increment() } }
+        source.token.register {}
+        source.cancel()
+        #expect(laterRuns.value == 0)
+        #expect(source.token._registrationCount == 0)
+        if deferredBefore >= 0 {
+            // The walk may still have been holding the disposed node: it went through call_rcu.
+            #expect(bolts_token_deferred_reclamations() > deferredBefore)
+        }
+        bolts_token_reclaim_barrier()
+    }
+
     @Test func cancellingAgainFromInsideAHandlerReturnsAtOnce() {
         let source = CancellationTokenSource()
         let log = CancellationLog()

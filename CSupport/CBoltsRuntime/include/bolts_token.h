@@ -60,8 +60,13 @@
  *   RUNNING and only the canceller unlinks a RUNNING node: it is still linked when the
  *   walk re-enters and reads its successor.
  * - **Reclamation**: an unlinked node may still be read by a walk that reached it
- *   before the unlink. It is handed to `call_rcu`, so its memory is reused only after
- *   every read-side section that could have seen it has ended.
+ *   before the unlink. Such a node is handed to `call_rcu`, so its memory is reused only
+ *   after every read-side section that could have seen it has ended. The walk is the
+ *   only reader and runs once per token, between CANCELLED (set under the lock) and
+ *   NOTIFIED (set after its last read-side section): a node unlinked while CANCELLED is
+ *   clear, or once NOTIFIED is set, cannot be reached by any walk and is freed at once.
+ *   So only disposals that race a running cancel pay for a grace period, and the common
+ *   register + dispose on a live token never touches RCU.
  *
  * ## Which barrier pairs with which
  *
@@ -81,6 +86,9 @@
  *   it with acquire, so work done before `cancel` is visible to whoever sees the bit.
  *   NOTIFIED is set with a release RMW after the walk; a second canceller waits for it
  *   with acquire loads, so handlers' effects are visible when its `cancel` returns.
+ * - A disposer decides "free now" from the state word read with acquire under the lock:
+ *   CANCELLED clear (the lock orders any later walk after the unlink), or NOTIFIED set
+ *   (pairs with the release that set it, after the walk's last read).
  * - Grace periods: liburcu's memb flavour uses `membarrier` (sys_membarrier) on the
  *   update side, so readers pay only compiler barriers. Under ThreadSanitizer, which
  *   cannot see that, read-side exits and `call_rcu` hand-offs are annotated as a
@@ -208,15 +216,21 @@ void bolts_token_registration_release(bolts_token_registration_t *_Nonnull regis
  *  by nobody yet). Takes the token's mutex. */
 size_t bolts_token_registration_count(bolts_token_t *_Nonnull token);
 
-/** For tests: registration nodes allocated and not yet freed, process-wide (relaxed
- *  counter; exact once `bolts_token_reclaim_barrier` returned and nothing races it). */
+/** For tests: registration nodes allocated and not yet freed, process-wide. Counted in
+ *  debug builds only (SwiftPM defines DEBUG; or define BOLTS_TOKEN_COUNTERS): -1 when
+ *  compiled out. Relaxed; exact once `bolts_token_reclaim_barrier` returned and nothing
+ *  races it. */
 int64_t bolts_token_live_registrations(void);
 
-/** For tests: tokens allocated and not yet freed, process-wide (relaxed counter). */
+/** For tests: tokens allocated and not yet freed, process-wide (debug builds; -1 else). */
 int64_t bolts_token_live_tokens(void);
 
-/** For tests: waits until every node handed to `call_rcu` so far has been freed
- *  (`rcu_barrier`). Must not be called from a handler. */
+/** For tests: how many chains of unlinked nodes went through `call_rcu` so far because a
+ *  cancel walk might still be reading them (debug builds; -1 else). */
+int64_t bolts_token_deferred_reclamations(void);
+
+/** For tests: waits until every node handed to `call_rcu` so far has been freed. Must
+ *  not be called from a handler. */
 void bolts_token_reclaim_barrier(void);
 
 #ifdef __cplusplus
