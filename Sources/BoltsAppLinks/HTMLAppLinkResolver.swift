@@ -94,16 +94,18 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         default:
             return Task(error: AppLinkResolutionError.unsupportedScheme(url: url))
         }
-        let source = TaskCompletionSource<AppLinkPage>()
+        let resolution = PendingResolution()
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(configuration.timeout, 0) * 1e9)
-        // The timer holds the source weakly: once the resolution ends and its chain lets go, nothing is kept alive
-        // until the deadline.
+        // The timer holds the resolution weakly: once the chain of fetches ends and lets go of it, nothing is kept
+        // alive until the deadline.
         DispatchQueue.global().asyncAfter(deadline: .now() + max(configuration.timeout, 0)) {
-            [weak source, configuration] in
-            source?.trySet(error: AppLinkResolutionError.timedOut(url: url, seconds: configuration.timeout))
+            [weak resolution, configuration] in
+            resolution?.source.trySet(
+                error: AppLinkResolutionError.timedOut(url: url, seconds: configuration.timeout))
         }
-        follow(url, sourceURL: url, chain: [url], deadline: deadline, source: source)
-        return source.task
+        let task = resolution.source.task
+        follow(url, sourceURL: url, chain: [url], deadline: deadline, resolution: resolution)
+        return task
     }
 
     /// Fetches one hop of a resolution and either follows its redirect or finishes.
@@ -112,8 +114,9 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         sourceURL: URL,
         chain: [URL],
         deadline: UInt64,
-        source: TaskCompletionSource<AppLinkPage>
+        resolution: PendingResolution
     ) {
+        let source = resolution.source
         let now = DispatchTime.now().uptimeNanoseconds
         guard now < deadline, !source.task.completed else {
             source.trySet(error: AppLinkResolutionError.timedOut(url: sourceURL, seconds: configuration.timeout))
@@ -139,7 +142,7 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
             guard let response = task.result else { return }
             do {
                 if let next = try redirectTarget(of: response, chain: chain) {
-                    follow(next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, source: source)
+                    follow(next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, resolution: resolution)
                 } else {
                     source.trySet(result: try page(from: response, sourceURL: sourceURL))
                 }
@@ -190,4 +193,10 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
             encoding: decoded.encoding
         )
     }
+}
+
+/// The completion source of one resolution, in a class so that the timeout timer can hold it weakly while the
+/// chain of fetches holds it strongly.
+private final class PendingResolution: Sendable {
+    let source = TaskCompletionSource<AppLinkPage>()
 }
