@@ -123,6 +123,7 @@ bolts_job_t *bolts_job_create(bolts_job_fn fn, void *context) {
     job->context = context;
     job->pool = NULL;
     job->flags = BOLTS_JOB_OWNED;
+    job->drop = NULL;
     return job;
 }
 

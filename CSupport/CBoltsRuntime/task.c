@@ -57,7 +57,26 @@ bolts_task_t *bolts_task_create_completed(bolts_outcome_t outcome) {
     return task_alloc(STATE_DONE, outcome);
 }
 
-void bolts_task_destroy(bolts_task_t *task) { bolts__block_free(task); }
+void bolts_task_destroy(bolts_task_t *task) {
+    /* Relaxed: destroy races nothing (see the header); the owner's last release already
+     * ordered every earlier access before this point. */
+    uintptr_t s = atomic_load_explicit(&task->state, memory_order_relaxed);
+    if (s != STATE_DONE) {
+        /* Abandoned while pending: the jobs can never run. Let each release what it holds,
+         * and free the records the runtime owns. */
+        bolts_job_t *job = (bolts_job_t *)(s & ~STATE_TAGS);
+        while (job) {
+            bolts_job_t *next = job->next;
+            bolts_job_fn drop = job->drop;
+            void *context = job->context;
+            bool owned = (job->flags & BOLTS_JOB_OWNED) != 0;
+            if (owned) bolts__block_free(job);
+            if (drop) drop(context);
+            job = next;
+        }
+    }
+    bolts__block_free(task);
+}
 
 bolts_job_t *bolts_task_own_job(bolts_task_t *task) { return &task->own_job; }
 
@@ -168,6 +187,9 @@ static void waiter_fire(void *context) {
     waiter_unref(w);
 }
 
+/* The task was destroyed while still pending: only the sleeper's reference remains. */
+static void waiter_drop(void *context) { waiter_unref(context); }
+
 static int64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -190,7 +212,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     }
 
     waiter_t *w = bolts__block_alloc();
-    w->job = (bolts_job_t){.fn = waiter_fire, .context = w};
+    w->job = (bolts_job_t){.fn = waiter_fire, .context = w, .drop = waiter_drop};
     /* Relaxed: w is private until bolts_task_add's release CAS publishes it. */
     atomic_init(&w->woken, 0);
     atomic_init(&w->refs, 2);

@@ -1,5 +1,6 @@
 import CBoltsRuntime
 import Dispatch
+import Synchronization
 
 extension Task {
     /// The token-carrying form of `_continue`: the returned task is cancelled at once when
@@ -51,7 +52,11 @@ extension Task {
         precondition(seconds >= 0 && !seconds.isNaN, "timeout(after:) with a negative delay")
         if completed { return self }
         let result = Task<T>(_pendingAt: file, line: line)
+        // The link is the only path from the waiting callback to this task; whichever side
+        // wins empties it, so a timer that fires releases this task even if it never ends.
+        let link = _TimeoutLink(self)
         let timer = _OneShotTimer(after: seconds) {
+            _ = link.take()
             // Claim first, cancel the source, then publish: whoever sees the TimeoutError
             // also sees the source cancelled.
             guard bolts_task_claim(result._core) else { return }
@@ -59,10 +64,10 @@ extension Task {
             result._error = TimeoutError(seconds: seconds)
             bolts_task_publish(result._core, BOLTS_ERROR)
         }
-        // Unowned: this job runs only while this task is completing, so it is alive.
-        _whenComplete(self) { [weak result, unowned(unsafe) self] in
+        _whenComplete(self) { [weak result] in
+            guard let upstream = link.take() else { return }
             timer.cancel()
-            result?._trySet(outcomeOf: self)
+            result?._trySet(outcomeOf: upstream)
         }
         return result
     }
@@ -91,6 +96,13 @@ extension Task where T == Void {
         }
         return task
     }
+}
+
+/// Holds the upstream of a `timeout` until the first side takes it.
+internal final class _TimeoutLink<T: Sendable>: Sendable {
+    private let upstream: Mutex<Task<T>?>
+    init(_ upstream: Task<T>) { self.upstream = Mutex(upstream) }
+    func take() -> Task<T>? { upstream.withLock { $0.take() } }
 }
 
 /// A Dispatch timer that fires once; `cancel()` releases its handler at once.

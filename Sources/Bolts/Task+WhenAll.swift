@@ -158,6 +158,7 @@ internal final class _Countdown: Sendable {
             },
             Unmanaged.passRetained(self).toOpaque()
         )!
+        job.pointee.drop = { context in Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped).release() }
         bolts_task_add(task._core, job)
     }
 }

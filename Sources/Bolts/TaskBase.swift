@@ -68,6 +68,10 @@ public class _BoltsTaskBase: @unchecked Sendable {
         job.pointee.context = Unmanaged.passRetained(self).toOpaque()
         job.pointee.pool = pool
         job.pointee.flags = 0
+        // If `other` is abandoned while pending, drop the retain taken above.
+        job.pointee.drop = { context in
+            Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).release()
+        }
         bolts_task_add(other._core, job)
     }
 }
@@ -88,6 +92,7 @@ internal func _whenComplete(
         box
     )!
     job.pointee.pool = pool
+    job.pointee.drop = { context in Unmanaged<_CallbackBox>.fromOpaque(context.unsafelyUnwrapped).release() }
     bolts_task_add(task._core, job)
 }
 

@@ -8,6 +8,9 @@ import CBoltsRuntime
 /// task run on the thread that completes it (for inline executors), after this call has
 /// made the outcome visible.
 ///
+/// Complete every task you create: a task whose sources are all gone while it is pending
+/// can never end, and continuations waiting on it (which hold it) wait forever with it.
+///
 /// A struct holding only the task (as SwiftNIO's promise does): copies share the task, and
 /// making a source costs just the task.
 public struct TaskCompletionSource<T: Sendable>: Sendable {

@@ -39,6 +39,10 @@ typedef struct bolts_job {
     struct bolts_pool *_Nullable pool;
     /** Internal flags (BOLTS_JOB_*). */
     uintptr_t flags;
+    /** If not NULL, called with `context` instead of `fn` when the job can never run:
+     *  the task it waits on was destroyed while still pending (nobody can complete it
+     *  any more). It releases what `context` holds. */
+    bolts_job_fn _Nullable drop;
 } bolts_job_t;
 
 /** Set on records that `bolts_job_create` made: `bolts_job_run` frees them. */
