@@ -1,6 +1,6 @@
 import CBoltsRuntime
 import Dispatch
-import Synchronization
+import Foundation
 
 /// Creates and cancels a ``CancellationToken``.
 ///
@@ -22,7 +22,7 @@ public final class CancellationTokenSource: Sendable {
     /// Registrations on the parent tokens of a linked source (immutable after `init`).
     private let _links: [_CancellationRegistrationHandle]
     /// The `cancel(after:)` timer, created on first use.
-    private let _timer = Mutex(_CancelTimerState())
+    private let _timer = _CancelTimer()
 
     /// Creates a source whose token is not cancelled.
     public init() {
@@ -118,27 +118,7 @@ public final class CancellationTokenSource: Sendable {
         }
         // Past ~31 years the deadline overflows Dispatch's clock; treat it as never.
         if bolts_token_is_cancelled(_token._core) || seconds > 1e9 { return }
-        let deadline = DispatchTime.now() + seconds
-        let token = _token
-        _timer.withLock { state in
-            if let current = state.deadline, current <= deadline { return }
-            state.deadline = deadline
-            if let timer = state.timer {
-                timer.schedule(deadline: deadline, repeating: .never)
-                return
-            }
-            let timer = DispatchSource.makeTimerSource(queue: .global())
-            // The handler retains the timer: an armed timer then survives this source's
-            // release. `cancel()` of the Dispatch source releases the handler, which
-            // breaks that cycle (after it fired, or in `dispose()`).
-            timer.setEventHandler {
-                _ = bolts_token_cancel(token._core)
-                timer.cancel()
-            }
-            timer.schedule(deadline: deadline, repeating: .never)
-            timer.resume()
-            state.timer = timer
-        }
+        _timer.schedule(after: seconds, cancelling: _token)
     }
 
     /// Releases what the source holds: the handlers still registered on its token are
@@ -149,11 +129,7 @@ public final class CancellationTokenSource: Sendable {
     public func dispose() {
         bolts_token_dispose(_token._core)
         _disposeLinks()
-        let timer = _timer.withLock { state -> (any DispatchSourceTimer)? in
-            defer { state.timer = nil }
-            return state.timer
-        }
-        timer?.cancel()
+        _timer.stop()
     }
 
     /// Cancels unless the source was disposed (no trap): for runtime code that cancels a
@@ -183,8 +159,50 @@ private func _cancellationSourceUsedAfterDispose(_ member: StaticString) -> Neve
     fatalError("CancellationTokenSource.\(member) used after dispose()")
 }
 
-/// The `cancel(after:)` timer of a source, guarded by the source's mutex.
-private struct _CancelTimerState {
-    var timer: (any DispatchSourceTimer)?
-    var deadline: DispatchTime?
+/// The `cancel(after:)` timer of a source: one Dispatch timer, created on first use and
+/// moved to the earliest deadline asked for.
+//
+// @unchecked Sendable: every mutable field is read and written only while `lock` is held.
+// NSLock (a pthread mutex) rather than Synchronization.Mutex: ThreadSanitizer sees pthread
+// mutexes, so sanitizer runs of code using sources stay free of false reports.
+private final class _CancelTimer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var timer: (any DispatchSourceTimer)?
+    private var deadline: DispatchTime?
+    private var stopped = false
+
+    /// Arms (or moves earlier) the timer that cancels `token`.
+    func schedule(after seconds: Double, cancelling token: CancellationToken) {
+        let deadline = DispatchTime.now() + seconds
+        lock.lock()
+        defer { lock.unlock() }
+        if stopped { return }
+        if let current = self.deadline, current <= deadline { return }
+        self.deadline = deadline
+        if let timer {
+            timer.schedule(deadline: deadline, repeating: .never)
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        // The handler retains the timer: an armed timer then survives its source's release,
+        // and keeps the token it will cancel. `cancel()` of the Dispatch source releases the
+        // handler, which breaks that cycle (after it fired, or in `stop()`).
+        timer.setEventHandler {
+            _ = bolts_token_cancel(token._core)
+            timer.cancel()
+        }
+        timer.schedule(deadline: deadline, repeating: .never)
+        timer.resume()
+        self.timer = timer
+    }
+
+    /// Stops the timer for good (the source was disposed).
+    func stop() {
+        lock.lock()
+        let timer = self.timer
+        self.timer = nil
+        stopped = true
+        lock.unlock()
+        timer?.cancel()
+    }
 }

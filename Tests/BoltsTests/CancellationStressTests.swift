@@ -102,7 +102,7 @@ import Testing
 
     @Test func manyTokensCancelledWhileOtherThreadsRegisterAndDispose() {
         let tokens = cancellationStressIsLong ? 20_000 : 1_000
-        let sources = Mutex<[CancellationTokenSource]>([])
+        let sources = CancellationLocked<[CancellationTokenSource]>([])
         let ran = Atomic<Int>(0)
         let inline = Atomic<Int>(0)
         let live = Atomic<Int>(0)

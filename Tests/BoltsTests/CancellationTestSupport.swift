@@ -26,9 +26,26 @@ final class CancellationFlag: Sendable {
     func set() { storage.store(true, ordering: .releasing) }
 }
 
+/// A value behind a lock. NSLock (a pthread mutex) rather than Synchronization.Mutex, so
+/// that ThreadSanitizer runs see the synchronization.
+//
+// @unchecked Sendable: `value` is read and written only while `lock` is held.
+final class CancellationLocked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
 /// A thread-safe append-only log of integers (for ordering checks).
 final class CancellationLog: Sendable {
-    private let entries = Mutex<[Int]>([])
+    private let entries = CancellationLocked<[Int]>([])
 
     func append(_ value: Int) { entries.withLock { $0.append(value) } }
 

@@ -57,9 +57,9 @@ import Testing
 
     @Test func handlerRunsOnTheCancellingThread() {
         let source = CancellationTokenSource()
-        let handlerThread = Mutex<UInt?>(nil)
+        let handlerThread = CancellationLocked<UInt?>(nil)
         source.token.register { handlerThread.withLock { $0 = cancellationCurrentThreadID() } }
-        let cancellerThread = Mutex<UInt?>(nil)
+        let cancellerThread = CancellationLocked<UInt?>(nil)
         onCancellationTestThreads(1) { _ in
             cancellerThread.withLock { $0 = cancellationCurrentThreadID() }
             source.cancel()
@@ -72,7 +72,7 @@ import Testing
     @Test func registeringOnACancelledTokenRunsTheHandlerAtOnceOnTheCallersThread() {
         let source = CancellationTokenSource()
         source.cancel()
-        let ranOn = Mutex<UInt?>(nil)
+        let ranOn = CancellationLocked<UInt?>(nil)
         let registration = source.token.register { ranOn.withLock { $0 = cancellationCurrentThreadID() } }
         #expect(ranOn.withLock { $0 } == cancellationCurrentThreadID())
         registration.dispose()  // nothing left to dispose: harmless
@@ -131,7 +131,7 @@ import Testing
 
     @Test func disposingFromInsideTheHandlerDoesNotDeadlock() {
         let source = CancellationTokenSource()
-        let slot = Mutex<CancellationTokenRegistration?>(nil)
+        let slot = CancellationLocked<CancellationTokenRegistration?>(nil)
         let finished = CancellationFlag()
         let registration = source.token.register {
             slot.withLock { $0 }?.dispose()
@@ -144,7 +144,7 @@ import Testing
 
     @Test func handlerCanDisposeALaterRegistrationSoItNeverRuns() {
         let source = CancellationTokenSource()
-        let later = Mutex<CancellationTokenRegistration?>(nil)
+        let later = CancellationLocked<CancellationTokenRegistration?>(nil)
         let laterRuns = CancellationCounter()
         source.token.register { later.withLock { $0 }?.dispose() }
         later.withLock { $0 = source.token.register { laterRuns.increment() } }
@@ -154,7 +154,7 @@ import Testing
 
     @Test func registrationDisposedDuringTheCancelWalkIsReclaimedAfterAGracePeriod() {
         let source = CancellationTokenSource()
-        let later = Mutex<CancellationTokenRegistration?>(nil)
+        let later = CancellationLocked<CancellationTokenRegistration?>(nil)
         let laterRuns = CancellationCounter()
         let deferredBefore = bolts_token_deferred_reclamations()
         source.token.register { later.withLock { $0 }?.dispose() }
