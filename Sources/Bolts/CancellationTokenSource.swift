@@ -1,6 +1,7 @@
 import CBoltsRuntime
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Creates and cancels a ``CancellationToken``.
 ///
@@ -21,8 +22,8 @@ public final class CancellationTokenSource: Sendable {
     private let _token: CancellationToken
     /// Registrations on the parent tokens of a linked source (immutable after `init`).
     private let _links: [_CancellationRegistrationHandle]
-    /// The `cancel(after:)` timer, created on first use.
-    private let _timer = _CancelTimer()
+    /// The `cancel(after:)` timer, created on first use (most sources never need one).
+    private let _timer = AtomicLazyReference<_CancelTimer>()
 
     /// Creates a source whose token is not cancelled.
     public init() {
@@ -118,7 +119,8 @@ public final class CancellationTokenSource: Sendable {
         }
         // Past ~31 years the deadline overflows Dispatch's clock; treat it as never.
         if bolts_token_is_cancelled(_token._core) || seconds > 1e9 { return }
-        _timer.schedule(after: seconds, cancelling: _token)
+        let timer = _timer.load() ?? _timer.storeIfNil(_CancelTimer())
+        timer.schedule(after: seconds, cancelling: _token)
     }
 
     /// Releases what the source holds: the handlers still registered on its token are
@@ -129,7 +131,9 @@ public final class CancellationTokenSource: Sendable {
     public func dispose() {
         bolts_token_dispose(_token._core)
         _disposeLinks()
-        _timer.stop()
+        // A concurrent first cancel(after:) may still install a timer after this; that
+        // timer fires, but only cancels a disposed token (which runs nothing).
+        _timer.load()?.stop()
     }
 
     /// Cancels unless the source was disposed (no trap): for runtime code that cancels a
