@@ -391,10 +391,10 @@ static void token_run_handlers(bolts_token_t *t) {
     while (pos != &t->list) {
         bolts_token_registration_t *r = caa_container_of(pos, bolts_token_registration_t, link);
         uint32_t expected = REG_ARMED;
-        /* Acquire on success: the handler's fields were published under the token's lock
-         * before CANCELLED (already ordered by our lock), and this makes the claim itself
-         * the point every later access of the handler is ordered after. Relaxed on
-         * failure: the node belongs to a disposer and we only skip it. */
+        /* Acquire on success: pairs with the release store that published the node
+         * (cds_list_add_tail_rcu), so the handler fields are visible without leaning on
+         * the lock's ordering; free on x86-64, where every RMW is a full barrier. Relaxed
+         * on failure: the node belongs to a disposer and we only skip it. */
         if (atomic_compare_exchange_strong_explicit(&r->state, &expected, REG_RUNNING, memory_order_acquire,
                                                     memory_order_relaxed)) {
             /* Relaxed: only this thread ever compares `runner` with its own identity. */

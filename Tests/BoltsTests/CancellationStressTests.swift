@@ -129,6 +129,22 @@ import Testing
         #expect(ran.load(ordering: .relaxed) >= live.load(ordering: .relaxed))
     }
 
+    @Test func shortLivedThreadsThatUsedRCUDoNotStallReclamation() {
+        // Each thread runs a cancel walk (a read-side section, so it registers with liburcu)
+        // and disposes a node the walk may be reading (call_rcu), then exits. Exited threads
+        // must have unregistered, or grace periods would wait on (or read) dead threads.
+        for _ in 0..<(cancellationStressIsLong ? 200 : 20) {
+            onCancellationTestThreads(2) { _ in
+                let source = CancellationTokenSource()
+                let later = CancellationLocked<CancellationTokenRegistration?>(nil)
+                source.token.register { later.withLock { $0 }?.dispose() }
+                later.withLock { $0 = source.token.register {} }
+                source.cancel()
+            }
+        }
+        bolts_token_reclaim_barrier()
+    }
+
     @Test func reclamationKeepsUpWithChurnOnALongLivedToken() {
         let source = CancellationTokenSource()
         let token = source.token
