@@ -391,10 +391,11 @@ static void token_run_handlers(bolts_token_t *t) {
     while (pos != &t->list) {
         bolts_token_registration_t *r = caa_container_of(pos, bolts_token_registration_t, link);
         uint32_t expected = REG_ARMED;
-        /* Acquire on success: pairs with the release store that published the node
-         * (cds_list_add_tail_rcu), so the handler fields are visible without leaning on
-         * the lock's ordering; free on x86-64, where every RMW is a full barrier. Relaxed
-         * on failure: the node belongs to a disposer and we only skip it. */
+        /* Acquire on success, though visibility does not depend on it: the handler
+         * fields were written before the node was added under the lock, which we took
+         * to set CANCELLED. It keeps the claim sound without that argument and is free
+         * on x86-64 (every RMW is a full barrier). Relaxed on failure: the node
+         * belongs to a disposer and we only skip it. */
         if (atomic_compare_exchange_strong_explicit(&r->state, &expected, REG_RUNNING, memory_order_acquire,
                                                     memory_order_relaxed)) {
             /* Relaxed: only this thread ever compares `runner` with its own identity. */
@@ -496,8 +497,9 @@ void bolts_token_dispose(bolts_token_t *t) {
     cds_list_for_each_safe(pos, n, &t->list) {
         bolts_token_registration_t *r = caa_container_of(pos, bolts_token_registration_t, link);
         uint32_t expected = REG_ARMED;
-        /* Acquire on success: we take over the handler (same reasoning as the walk's
-         * claim). Relaxed on failure: the node belongs to the walk or to a disposer. */
+        /* Acquire on success: as for the walk's claim (visibility already comes from
+         * the lock we hold). Relaxed on failure: the node belongs to the walk or to a
+         * disposer. */
         if (!atomic_compare_exchange_strong_explicit(&r->state, &expected, REG_DISPOSED, memory_order_acquire,
                                                      memory_order_relaxed))
             continue;
@@ -559,8 +561,10 @@ bolts_token_registration_t *bolts_token_register(bolts_token_t *t, bolts_token_f
 
 bool bolts_token_registration_dispose(bolts_token_registration_t *r) {
     uint32_t s = REG_ARMED;
-    /* Acquire on success: we take over the handler. Acquire on failure: if the state is
-     * RAN, the handler's effects (released with the exchange to RAN) are visible. */
+    /* Acquire on success: as for the walk's claim (the handle reached this thread
+     * through a synchronizing hand-off after register, so the fields are visible anyway).
+     * Acquire on failure: pairs with the canceller's release exchange to RAN, so the
+     * handler's effects are visible if it already ran. */
     if (atomic_compare_exchange_strong_explicit(&r->state, &s, REG_DISPOSED, memory_order_acquire,
                                                 memory_order_acquire)) {
         bolts_token_t *t = r->token;
