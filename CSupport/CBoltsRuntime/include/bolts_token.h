@@ -13,7 +13,8 @@
  *   released (their `release` function is called) without running.
  * - A **registration** (`bolts_token_registration_t`) is a node of the token's list.
  *   It holds the handler (`run`, `release`, `context`) and is referenced by the list
- *   (until it is unlinked and a grace period has passed) and by the handle returned from
+ *   (until it is unlinked, plus a grace period if a cancel walk may still be reading
+ *   it; see Reclamation) and by the handle returned from
  *   `bolts_token_register` (until `bolts_token_registration_release`). The handler's
  *   context is released exactly once: right after the handler ran, or by the thread that
  *   disarmed it (dispose, token dispose, token destruction). It is never released on
@@ -77,8 +78,8 @@
  *   handler at once instead of adding it. No handler is lost between the two.
  * - The walk reads `next` through `rcu_dereference` (a dependency-ordered load) that
  *   pairs with the release store in `cds_list_add_tail_rcu`/`cds_list_del_rcu`.
- * - The ARMED→RUNNING CAS (acq_rel) and the ARMED→DISPOSED CAS (acq_rel) are the same
- *   word; exactly one succeeds.
+ * - The ARMED→RUNNING CAS and the ARMED→DISPOSED CAS (both acquire on success) are on
+ *   the same word; exactly one succeeds.
  * - The canceller's exchange to RAN (release) pairs with the disposer's acquire load
  *   of the state word: when `bolts_token_registration_dispose` returns after waiting,
  *   everything the handler did happens-before the return.
@@ -92,7 +93,10 @@
  * - Grace periods: liburcu's memb flavour uses `membarrier` (sys_membarrier) on the
  *   update side, so readers pay only compiler barriers. Under ThreadSanitizer, which
  *   cannot see that, read-side exits and `call_rcu` hand-offs are annotated as a
- *   release of one global sync address, and reclamation callbacks acquire it.
+ *   release of one global sync address, and reclamation callbacks acquire it; the
+ *   walk's loads of `next` (RCU-published pointers, stored by uninstrumented liburcu
+ *   code) are excluded from race detection. Both annotations are needed: without
+ *   either, TSan reports false races on the stress tests.
  *
  * ## Why the memb flavour, and lazily registered threads
  *
@@ -107,7 +111,9 @@
  * with liburcu first (release builds of liburcu do not check, and an unregistered reader
  * silently breaks grace periods). The runtime registers a thread lazily, the first time
  * it needs RCU (one thread-local flag test afterwards), and unregisters it from a
- * `pthread_key` destructor when the thread exits.
+ * `pthread_key` destructor when the thread exits. Registering a thread twice corrupts
+ * liburcu's reader registry, so this is the runtime's single registration point: other
+ * .c files that need RCU call `bolts__rcu_thread_ensure()` (defined in token.c).
  *
  * ## Handlers
  *
