@@ -38,11 +38,15 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: "Measured samples per scenario (default: 7, or 3 with --quick).")
     var repetitions: Int?
 
+    @Option(help: "Operations per sample instead of calibrating (for profilers such as callgrind).")
+    var iterations: Int?
+
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
     func validate() throws {
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
+        if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
     }
 
     func run() throws {
@@ -53,7 +57,8 @@ struct BenchmarksCommand: ParsableCommand {
         }
         let settings = RunSettings(
             repetitions: repetitions ?? (quick ? 3 : 7),
-            sampleNanoseconds: quick ? 15_000_000 : 100_000_000
+            sampleNanoseconds: quick ? 15_000_000 : 100_000_000,
+            fixedIterations: iterations
         )
         let environment = Environment()
         let taskOperations = Catalog.filtered(Catalog.taskOperations(environment), by: filter)

@@ -4,6 +4,9 @@ struct RunSettings: Sendable {
     var repetitions: Int
     /// What one sample should last; the runner picks the iteration count to match.
     var sampleNanoseconds: UInt64
+    /// Operations per sample for every scenario that does not fix its own, instead of
+    /// calibrating (for profilers, where time is distorted).
+    var fixedIterations: Int? = nil
 }
 
 /// The outcome of one scenario within a comparison.
@@ -133,7 +136,7 @@ final class Runner {
     /// Picks the iteration count for a sample of about `settings.sampleNanoseconds`: grows
     /// it until a run lasts an eighth of that, then scales. These runs warm the scenario up.
     private func calibrate(_ scenario: any Scenario) throws -> Int {
-        if let fixed = scenario.fixedIterations { return fixed }
+        if let fixed = scenario.fixedIterations ?? settings.fixedIterations { return fixed }
         let target = Double(settings.sampleNanoseconds)
         var iterations = max(scenario.initialIterations, 1)
         while true {

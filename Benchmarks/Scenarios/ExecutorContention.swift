@@ -162,26 +162,30 @@ final class ExecutorPacedHandOff: Scenario, LatencyRecording {
     }
 }
 
-/// Hand-off latencies accumulated over the measured samples of one scenario.
+/// Hand-off latencies accumulated over the measured samples of one scenario. The histogram
+/// (about 400 KiB) is made on first use, so scenarios that are filtered out cost nothing.
 struct LatencyHistogram {
-    private var histogram = LatencyHistogram.empty()
+    private var histogram: Histogram<UInt64>?
 
     private static func empty() -> Histogram<UInt64> {
         Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
     }
 
-    mutating func reset() { histogram.reset() }
+    mutating func reset() { histogram = nil }
 
-    var summary: LatencySummary? { histogram.totalCount == 0 ? nil : LatencySummary(histogram) }
+    var summary: LatencySummary? { histogram.map(LatencySummary.init) }
 
     /// Adds `latencies` and returns the percentiles of these alone (for the sample).
     mutating func record(_ latencies: UnsafeBufferPointer<UInt64>) -> LatencySummary? {
+        guard !latencies.isEmpty else { return nil }
+        var all = histogram ?? LatencyHistogram.empty()
         var sample = LatencyHistogram.empty()
         for latency in latencies {
-            histogram.record(latency)
+            all.record(latency)
             sample.record(latency)
         }
-        return sample.totalCount == 0 ? nil : LatencySummary(sample)
+        histogram = all
+        return LatencySummary(sample)
     }
 }
 
