@@ -73,6 +73,20 @@ extension Task {
     }
 }
 
+extension Task {
+    /// A `Task<Void>` that succeeds after `seconds`, reachable from any `Task<T>` (as in
+    /// Bolts-Swift, `Task<String>.withDelay(1)` is a `Task<Void>`). See the `Task<Void>` form.
+    @_disfavoredOverload
+    public static func withDelay(
+        _ seconds: Double,
+        cancellationToken: CancellationToken? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<Void> {
+        Task<Void>.withDelay(seconds, cancellationToken: cancellationToken, file: file, line: line)
+    }
+}
+
 extension Task where T == Void {
     /// A task that succeeds after `seconds`. Cancelling `cancellationToken` cancels it at
     /// once (and releases its timer); a token that is already cancelled gives a cancelled

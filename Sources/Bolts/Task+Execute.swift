@@ -1,6 +1,20 @@
 import CBoltsRuntime
 
 extension Task {
+    /// Creates a task that runs `closure` on `executor` (inline by default, so the task is
+    /// complete when this returns) and ends with what it returns or throws — the same as
+    /// ``execute(_:file:line:closure:)``. A closure that awaits picks the async initializer.
+    @inlinable
+    public convenience init(
+        _ executor: Executor = .default,
+        file: StaticString = #fileID,
+        line: UInt = #line,
+        closure: @escaping @Sendable () throws -> T
+    ) {
+        self.init(_pendingAt: file, line: line)
+        executor.execute { [self] in self._complete(with: closure) }
+    }
+
     /// Runs `closure` on `executor` and returns a task that ends with what it returns or
     /// throws (`CancelledError`/`CancellationError` cancel the task).
     @inlinable

@@ -143,3 +143,24 @@ import Testing
         #expect(TimeoutError(seconds: 2).seconds == 2)
     }
 }
+
+@Suite struct BoltsSwiftSpellingTests {
+    @Test func synchronousClosureInitializerRunsInline() {
+        let task = Task<String> { "Hello, World!" }
+        #expect(task.result == "Hello, World!")
+        let failing = Task<Int> { throw TestError(1) }
+        #expect(failing.error as? TestError == TestError(1))
+        let onQueue = Task(.queue(DispatchQueue(label: "bolts.test.init"))) { 5 }
+        onQueue.waitUntilCompleted()
+        #expect(onQueue.result == 5)
+    }
+
+    @Test func withDelayFromAnyTaskType() {
+        let delay: Task<Void> = Task<String>.withDelay(0.001)
+        delay.waitUntilCompleted()
+        #expect(delay.completed)
+        let plain = Task.withDelay(0.001)
+        plain.waitUntilCompleted()
+        #expect(plain.result != nil)
+    }
+}
