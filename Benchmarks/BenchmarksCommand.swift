@@ -51,6 +51,7 @@ struct BenchmarksCommand: ParsableCommand {
 
     func run() throws {
         if isDebugBuild { warnAboutDebugBuild() }
+        let loadAverageAtStart = Machine.loadAverage()
         let countsAllocations = bench_allocation_counting_works() != 0
         if !countsAllocations {
             writeError("warning: the allocation counter is not interposed; allocation columns will be wrong.\n")
@@ -94,7 +95,7 @@ struct BenchmarksCommand: ParsableCommand {
         }
         progress.finish()
 
-        let machine = Machine.current()
+        let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
         let goals = Goals.check(results)
         print(Report.render(results, goals: goals, machine: machine, settings: settings, countsAllocations: countsAllocations))
 

@@ -16,8 +16,18 @@ struct Machine: Codable {
     var swiftCompiler: String
     var build: String
     var date: String
+    /// /proc/loadavg's 1, 5 and 15 minute averages when the run started and when it ended:
+    /// other work on the machine shows up here (the ratios stay same-run comparisons).
+    var loadAverageAtStart: String
+    var loadAverageAtEnd: String
 
-    static func current() -> Machine {
+    /// The current 1, 5 and 15 minute load averages.
+    static func loadAverage() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    static func current(loadAverageAtStart: String) -> Machine {
         var cpuModel = "unknown CPU"
         if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
             let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
@@ -37,12 +47,15 @@ struct Machine: Codable {
             kernel: "Linux \(kernel) \(machine)",
             swiftCompiler: compilerVersion,
             build: isDebugBuild ? "debug" : "release",
-            date: formatter.string(from: Date())
+            date: formatter.string(from: Date()),
+            loadAverageAtStart: loadAverageAtStart,
+            loadAverageAtEnd: loadAverage()
         )
     }
 
     var summary: String {
-        "\(cpuModel), \(onlineCPUs) online CPUs (\(usableCPUs) usable), \(kernel), Swift \(swiftCompiler), \(build) build, \(date)"
+        "\(cpuModel), \(onlineCPUs) online CPUs (\(usableCPUs) usable), \(kernel), Swift \(swiftCompiler), \(build) build, "
+            + "\(date); load average \(loadAverageAtStart) at the start, \(loadAverageAtEnd) at the end"
     }
 }
 
