@@ -53,7 +53,7 @@ enum SVGChart {
             series: series,
             producerCounts: comparisons.map { $0.producers! },
             title: "Tiny jobs per second vs producer threads (higher is better)",
-            subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · median of \(repetitions) samples · \(machine.date.prefix(10))",
+            subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · median of \(repetitions) samples · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
             footnote: footnote
         )
     }
