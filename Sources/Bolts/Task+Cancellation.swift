@@ -7,12 +7,12 @@ extension Task {
     /// `token` is cancelled before it ends, and `step` then never runs. The registration
     /// is disposed as soon as the returned task ends, so a long-lived token does not grow.
     @usableFromInline
-    internal func _continue<U>(
+    internal func _continue<U, Step: _ContinuationStep>(
         _ executor: Executor,
         token: CancellationToken,
         file: StaticString,
         line: UInt,
-        _ step: @escaping @Sendable (Task<T>, Task<U>) -> Void
+        _ step: Step
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
@@ -20,19 +20,7 @@ extension Task {
             _whenComplete(next) { registration.disposeAndRelease() }
         }
         if next.completed { return next }
-        next._await(self, on: executor._cPool) { [self] base in
-            let next = unsafeDowncast(base, to: Task<U>.self)
-            if next.completed { return }
-            let run: @Sendable () -> Void = {
-                if next.completed { return }
-                if token.isCancellationRequested {
-                    next._tryCancel()
-                    return
-                }
-                step(self, next)
-            }
-            if executor._runsInPlace { run() } else { executor.execute(run) }
-        }
+        next._await(self, executor, _TokenGuardedStep(step: step, token: token))
         return next
     }
 
@@ -137,4 +125,28 @@ internal final class _OneShotTimer: @unchecked Sendable {
     }
 
     func cancel() { source.cancel() }
+}
+
+/// A step that runs only if its task has not been cancelled (by its token) meanwhile. Too
+/// big for the inline buffer (one allocation), which only token-carrying continuations pay.
+@usableFromInline
+internal struct _TokenGuardedStep<Step: _ContinuationStep>: _ContinuationStep {
+    @usableFromInline let step: Step
+    @usableFromInline let token: CancellationToken
+
+    @inlinable
+    init(step: Step, token: CancellationToken) {
+        self.step = step
+        self.token = token
+    }
+
+    @usableFromInline
+    func perform(_ next: _BoltsTaskBase) {
+        guard bolts_task_state(next._core) == BOLTS_PENDING else { return }
+        if token.isCancellationRequested {
+            if bolts_task_claim(next._core) { bolts_task_publish(next._core, BOLTS_CANCELLED) }
+            return
+        }
+        step.perform(next)
+    }
 }

@@ -1,9 +1,9 @@
 import CBoltsRuntime
 
-// Continuations. Every form creates one new task, waits with that task's own job record
-// (no node allocation), and captures the caller's closure and the executor in one closure
-// context: a continuation whose closure captures nothing costs the new task object and
-// that context. Thrown `CancelledError`/`CancellationError` cancels the new task; any other
+// Continuations. Every form creates one new task and waits with that task's own job record
+// (no node allocation); what to run is a small step value (this task and the caller's
+// closure, see `Task+Steps.swift`) kept inline in the new task: a continuation whose closure
+// captures nothing costs one allocation, the new task. Thrown `CancelledError`/`CancellationError` cancels the new task; any other
 // thrown error faults it; a returned task is unwrapped (the new task ends as it ends).
 //
 // With a cancellation token (see `Task+Cancellation.swift`): a token that is already
@@ -28,10 +28,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (Task<T>) throws -> U
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            antecedent._markObservedIfFaulted()
-            next._complete { try continuation(antecedent) }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _ContinueWithStep(antecedent: self, body: continuation))
     }
 
     /// Like ``continueWith(_:cancellationToken:file:line:continuation:)``, but the closure
@@ -45,14 +42,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (Task<T>) throws -> Task<U>
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            antecedent._markObservedIfFaulted()
-            do {
-                next._follow(try continuation(antecedent))
-            } catch {
-                next._trySet(thrown: error)
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _ContinueWithTaskStep(antecedent: self, body: continuation))
     }
 
     /// Runs `continuation` with the value when this task succeeds. If it fails or is
@@ -67,13 +57,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (T) throws -> U
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._complete { try continuation(antecedent._successValue) }
-            case BOLTS_ERROR: next._trySet(error: antecedent._takeError())
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnSuccessStep(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnSuccessWith(_:cancellationToken:file:line:continuation:)``, but the
@@ -87,18 +71,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (T) throws -> Task<U>
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS:
-                do {
-                    next._follow(try continuation(antecedent._successValue))
-                } catch {
-                    next._trySet(thrown: error)
-                }
-            case BOLTS_ERROR: next._trySet(error: antecedent._takeError())
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnSuccessTaskStep(antecedent: self, body: continuation))
     }
 
     /// Runs `continuation` with the error when this task fails, to recover a value. If it
@@ -113,15 +86,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> T
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-            case BOLTS_ERROR:
-                let error = antecedent._takeError()
-                next._complete { try continuation(error) }
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorStep(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)`` for errors
@@ -135,19 +100,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (E) throws -> T
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-            case BOLTS_ERROR:
-                let error = antecedent._takeError()
-                if let typed = error as? E {
-                    next._complete { try continuation(typed) }
-                } else {
-                    next._trySet(error: error)
-                }
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedStep(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)-(_,_,_,_,(any Error)->T)``,
@@ -161,15 +114,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> Task<T>
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-            case BOLTS_ERROR:
-                let error = antecedent._takeError()
-                do { next._follow(try continuation(error)) } catch { next._trySet(thrown: error) }
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTaskStep(antecedent: self, body: continuation))
     }
 
     /// The typed form of ``continueOnErrorWithTask(_:cancellationToken:file:line:continuation:)``:
@@ -183,58 +128,37 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (E) throws -> Task<T>
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, continuation) { antecedent, next, continuation in
-            switch antecedent._outcome {
-            case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-            case BOLTS_ERROR:
-                let error = antecedent._takeError()
-                if let typed = error as? E {
-                    do { next._follow(try continuation(typed)) } catch { next._trySet(thrown: error) }
-                } else {
-                    next._trySet(error: error)
-                }
-            default: next._tryCancel()
-            }
-        }
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedTaskStep(antecedent: self, body: continuation))
     }
 
     // MARK: Machinery
 
-    /// Creates the next task and arranges for `step` to run (on `executor`) with this task
-    /// and the next one once this task completes. `step` must complete `next` (directly or
-    /// by following a returned task).
+    /// Creates the next task and arranges for `step` to run (on `executor`) once this task
+    /// completes. `step` must complete the next task (directly or by following a returned
+    /// task).
     ///
-    /// `step` captures nothing (it receives the caller's closure as `body`), so the only
-    /// closure context allocated here is the one that holds this task, the executor,
-    /// `body` and `step` until the continuation runs.
+    /// No allocation besides the next task: `step` (this task and the caller's closure) fits
+    /// in the existential's inline buffer in the next task, the executor is stored beside
+    /// it, and the job record is embedded in the next task's core.
     @inlinable
-    internal func _continue<U, Body: Sendable>(
+    internal func _continue<U, Step: _ContinuationStep>(
         _ executor: Executor,
         _ token: CancellationToken?,
         file: StaticString,
         line: UInt,
-        _ body: Body,
-        _ step: @escaping @Sendable (Task<T>, Task<U>, Body) -> Void
+        _ step: Step
     ) -> Task<U> {
         if let token {
-            return _continue(executor, token: token, file: file, line: line) { step($0, $1, body) }
+            return _continue(executor, token: token, file: file, line: line, step)
         }
         let next = Task<U>(_pendingAt: file, line: line)
         if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, completed {
             // Already complete and inline: run now. Nothing waits on `next` yet, so this
-            // cannot recurse into other continuations, and it needs neither a job nor a
-            // closure context.
-            step(self, next, body)
+            // cannot recurse into other continuations, and it needs no job.
+            step.perform(next)
             return next
         }
-        next._await(self, on: executor._cPool) { [self] base in
-            let next = unsafeDowncast(base, to: Task<U>.self)
-            if executor._runsInPlace {
-                step(self, next, body)
-            } else {
-                executor.execute { step(self, next, body) }
-            }
-        }
+        next._await(self, executor, step)
         return next
     }
 

@@ -22,7 +22,7 @@ import CBoltsRuntime
 //     succeeded, and only before its `bolts_task_publish` (release).
 //  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
 //     so every read happens-after the single write; after publish they never change.
-//  3. `_work` (in the base) is written before the job that reads it is pushed with a
+//  3. `_step`/`_executor` (in the base) are written before the job that reads them is pushed with a
 //     release CAS, and read and cleared only by that job, which runs once.
 public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @usableFromInline
@@ -212,10 +212,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
             _trySet(outcomeOf: inner)
             return
         }
-        _await(inner, on: nil) { base in
-            let this = unsafeDowncast(base, to: Task<T>.self)
-            this._trySet(outcomeOf: inner)
-        }
+        _await(inner, .default, _FollowStep(inner: inner))
     }
 }
 

@@ -1,14 +1,14 @@
 import CBoltsRuntime
 
 /// The non-generic part of every ``Task``: the C core's task, the error payload, the
-/// pending continuation work and where the task was created. An implementation detail
+/// pending continuation step and where the task was created. An implementation detail
 /// (underscored, not API): it exists so that the C core can call back into a task without
 /// knowing its value type.
 //
 // @unchecked Sendable: the mutable fields follow the invariants listed on `Task`
 // (`_error` is written once before the release that publishes completion and read only
-// after an acquire that saw it; `_work` is handed over by the release CAS that pushes the
-// job that reads it, and read and cleared only by that job).
+// after an acquire that saw it; `_step` and `_executor` are handed over by the release CAS
+// that pushes the job that reads them, and read and cleared only by that job).
 public class _BoltsTaskBase: @unchecked Sendable {
     /// The C state machine (`bolts_task_t *`), owned by this object.
     @usableFromInline
@@ -19,11 +19,16 @@ public class _BoltsTaskBase: @unchecked Sendable {
     @exclusivity(unchecked)
     internal nonisolated(unsafe) var _error: (any Error)?
 
-    /// What to run when the task this one waits on completes. Cleared before it runs, so
-    /// the captured closures are released as soon as the continuation has run.
+    /// What to run when the task this one waits on completes: a continuation's step (kept
+    /// inline, see `Task+Steps.swift`) and where to run it. Cleared before the step runs,
+    /// so the antecedent and the caller's closure are released as soon as it has run.
     @usableFromInline
     @exclusivity(unchecked)
-    internal nonisolated(unsafe) var _work: (@Sendable (_BoltsTaskBase) -> Void)?
+    internal nonisolated(unsafe) var _step: (any _ContinuationStep)?
+
+    @usableFromInline
+    @exclusivity(unchecked)
+    internal nonisolated(unsafe) var _executor: Executor = .default
 
     @usableFromInline
     internal let _file: StaticString
@@ -45,28 +50,32 @@ public class _BoltsTaskBase: @unchecked Sendable {
         bolts_task_destroy(_core)
     }
 
-    /// Runs `work` (with this object) once `other` completes, on `pool` if given, else
-    /// inline through the trampoline. Uses this task's own job record: one wait at a time.
+    /// Runs `step` (with this task) on `executor` once `other` completes. Uses this task's
+    /// own job record: one wait at a time. Continuations whose executor is a pool are handed
+    /// to the pool by the C core.
     ///
-    /// No allocation beyond `work`'s context: the job record lives in this task's core,
+    /// No allocation: the job record lives in this task's core, the step in this object,
     /// and the callback is a plain C function pointer.
     @inlinable
-    internal final func _await(
-        _ other: _BoltsTaskBase,
-        on pool: OpaquePointer?,
-        _ work: @escaping @Sendable (_BoltsTaskBase) -> Void
-    ) {
-        _work = work
+    internal final func _await(_ other: _BoltsTaskBase, _ executor: Executor, _ step: some _ContinuationStep) {
+        _step = step
+        _executor = executor
         let job = bolts_task_own_job(_core)
         job.pointee.fn = { context in
             let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            let work = base._work!
-            base._work = nil
-            work(base)
+            let step = base._step!
+            let executor = base._executor
+            base._step = nil
+            base._executor = .default
+            if executor._runsInPlace {
+                step.perform(base)
+            } else {
+                executor.execute { step.perform(base) }
+            }
         }
         // Retained until the job runs: a waiting task is kept alive by what it waits on.
         job.pointee.context = Unmanaged.passRetained(self).toOpaque()
-        job.pointee.pool = pool
+        job.pointee.pool = executor._cPool
         job.pointee.flags = 0
         // If `other` is abandoned while pending, drop the retain taken above.
         job.pointee.drop = { context in

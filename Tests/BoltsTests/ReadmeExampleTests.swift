@@ -11,7 +11,7 @@ import Testing
             .continueOnSuccessWith(.pool(.shared)) { data in data.count }  // on a pool worker
             .continueWith { task in task.result.map { "\($0) bytes" } ?? "failed" }  // inline
         let cts = CancellationTokenSource()
-        let slow = Task<Void>.withDelay(5, cancellationToken: cts.token).timeout(after: 1)
+        let slow = Task<Void>.withDelay(60, cancellationToken: cts.token).timeout(after: 30)
         source.set(result: Data(count: 3))
         #expect(try await size.value == "3 bytes")
         cts.cancel()  // `slow` is cancelled at once
