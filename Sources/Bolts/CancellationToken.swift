@@ -78,6 +78,11 @@ public final class CancellationToken: @unchecked Sendable {
     /// handler armed) exactly once.
     @usableFromInline
     internal func _register(_ handler: @escaping @Sendable () -> Void) -> _CancellationRegistrationHandle? {
+        // Already cancelled: run now without boxing the handler (the C call would too).
+        if bolts_token_is_cancelled(_core) {
+            handler()
+            return nil
+        }
         let box = Unmanaged.passRetained(_CancellationHandlerBox(handler)).toOpaque()
         guard
             let node = bolts_token_register(
