@@ -71,7 +71,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
-            exclude: ["CBenchmarkSupport"],
+            exclude: ["CBenchmarkSupport", "RESULTS.md", "results"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

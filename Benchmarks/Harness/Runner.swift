@@ -16,7 +16,6 @@ struct EntryResult {
     var unit: String
     var expectedAllocations: String
     var isReference: Bool
-    var goals: [Goal]
     var samples: [Sample]
     var error: String?
 
@@ -45,18 +44,6 @@ struct ComparisonResult {
         else { return nil }
         return mine / theirs
     }
-
-    /// Whether `goal` is met by `entry` in this run; nil when there is no number to judge.
-    func isMet(_ goal: Goal, by entry: EntryResult) -> Bool? {
-        switch goal.kind {
-        case .timeRatioAtMost:
-            return timeRatio(entry).map { $0 <= goal.value }
-        case .throughputRatioAtLeast:
-            return timeRatio(entry).map { 1 / $0 >= goal.value }
-        case .allocationsAtMost:
-            return entry.medianAllocationsPerOperation.map { $0 <= goal.value + 0.005 }
-        }
-    }
 }
 
 /// Runs comparisons: set-up, calibration (which warms up), one more warm-up sample, then
@@ -80,7 +67,6 @@ final class Runner {
                 unit: entry.scenario.unit,
                 expectedAllocations: entry.scenario.expectedAllocations,
                 isReference: index == comparison.referenceIndex,
-                goals: entry.goals,
                 samples: [],
                 error: nil
             )

@@ -41,35 +41,6 @@ extension Scenario {
     func tearDown() throws {}
 }
 
-/// A target from the product's goals, checked against the numbers of the run (never
-/// against anything else).
-struct Goal: Codable, Sendable {
-    enum Kind: String, Codable, Sendable {
-        /// This entry's time per operation divided by the reference's must be at most `value`.
-        case timeRatioAtMost
-        /// This entry's throughput divided by the reference's must be at least `value`.
-        case throughputRatioAtLeast
-        /// This entry's allocations per operation must be at most `value`.
-        case allocationsAtMost
-    }
-
-    var kind: Kind
-    var value: Double
-    var text: String
-
-    static func timeRatio(atMost value: Double, _ text: String) -> Goal {
-        Goal(kind: .timeRatioAtMost, value: value, text: text)
-    }
-
-    static func throughputRatio(atLeast value: Double, _ text: String) -> Goal {
-        Goal(kind: .throughputRatioAtLeast, value: value, text: text)
-    }
-
-    static func allocations(atMost value: Double, _ text: String) -> Goal {
-        Goal(kind: .allocationsAtMost, value: value, text: text)
-    }
-}
-
 /// An operation measured in several implementations in the same run. Ratios are taken to
 /// `reference`, a peer measured in the same run, interleaved with the others.
 struct Comparison {
@@ -85,7 +56,6 @@ struct Comparison {
 
     struct Entry {
         var scenario: any Scenario
-        var goals: [Goal] = []
     }
 
     var reference: any Scenario { entries[referenceIndex].scenario }
