@@ -9,6 +9,11 @@
 void bolts__pool_blocking_begin(void);
 void bolts__pool_blocking_end(void);
 
+/* Registers the calling thread with liburcu (memb) once, and unregisters it at thread
+ * exit. Every .c file that takes an RCU read lock calls this first (token.c owns it;
+ * registering a thread twice corrupts liburcu's reader list). */
+void bolts__rcu_thread_ensure(void);
+
 /* Small fixed-size blocks from a per-thread cache (tasks, jobs, waiters). */
 void *bolts__block_alloc(void);
 void bolts__block_free(void *block);

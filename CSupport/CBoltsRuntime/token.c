@@ -184,7 +184,6 @@ __attribute__((noinline)) static void rcu_thread_register_slow(void) {
 
 /* Registers the calling thread with liburcu (memb) if it is not yet. Exported for the
  * runtime's other files; not part of the module's API. */
-void bolts__rcu_thread_ensure(void);
 void bolts__rcu_thread_ensure(void) {
     if (__builtin_expect(!rcu_registered, 0)) rcu_thread_register_slow();
 }

@@ -48,7 +48,7 @@ extension Task {
             // Claim first, cancel the source, then publish: whoever sees the TimeoutError
             // also sees the source cancelled.
             guard bolts_task_claim(result._core) else { return }
-            source?.cancel()
+            _ = source?._cancelUnlessDisposed()
             result._error = TimeoutError(seconds: seconds)
             bolts_task_publish(result._core, BOLTS_ERROR)
         }
