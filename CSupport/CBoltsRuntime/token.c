@@ -4,6 +4,7 @@
  * include/bolts_token.h; this file explains only what the header does not.
  */
 #include "include/bolts_token.h"
+#include "internal.h"
 
 #include <limits.h>
 #include <linux/futex.h>
