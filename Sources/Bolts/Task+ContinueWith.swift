@@ -86,7 +86,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> T
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorStep(antecedent: self, body: continuation))
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedStep<T, any Error>(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)`` for errors
@@ -114,7 +114,7 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> Task<T>
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTaskStep(antecedent: self, body: continuation))
+        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedTaskStep<T, any Error>(antecedent: self, body: continuation))
     }
 
     /// The typed form of ``continueOnErrorWithTask(_:cancellationToken:file:line:continuation:)``:

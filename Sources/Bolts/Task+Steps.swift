@@ -104,31 +104,8 @@ internal struct _OnSuccessTaskStep<T: Sendable, U: Sendable>: _ContinuationStep 
     }
 }
 
-/// `continueOnErrorWith` with a closure that takes any error.
-@usableFromInline
-internal struct _OnErrorStep<T: Sendable>: _ContinuationStep {
-    @usableFromInline let antecedent: Task<T>
-    @usableFromInline let body: @Sendable (any Error) throws -> T
-
-    @inlinable
-    init(antecedent: Task<T>, body: @escaping @Sendable (any Error) throws -> T) {
-        self.antecedent = antecedent
-        self.body = body
-    }
-
-    @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<T>.self)
-        switch antecedent._outcome {
-        case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-        case BOLTS_ERROR:
-            let error = antecedent._takeError()
-            next._complete { try body(error) }
-        default: next._tryCancel()
-        }
-    }
-}
-
+/// `continueOnErrorWith`: `E` is the closure's error type (`any Error` for the untyped form);
+/// other errors pass through.
 @usableFromInline
 internal struct _OnErrorTypedStep<T: Sendable, E: Error>: _ContinuationStep {
     @usableFromInline let antecedent: Task<T>
@@ -157,30 +134,7 @@ internal struct _OnErrorTypedStep<T: Sendable, E: Error>: _ContinuationStep {
     }
 }
 
-@usableFromInline
-internal struct _OnErrorTaskStep<T: Sendable>: _ContinuationStep {
-    @usableFromInline let antecedent: Task<T>
-    @usableFromInline let body: @Sendable (any Error) throws -> Task<T>
-
-    @inlinable
-    init(antecedent: Task<T>, body: @escaping @Sendable (any Error) throws -> Task<T>) {
-        self.antecedent = antecedent
-        self.body = body
-    }
-
-    @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<T>.self)
-        switch antecedent._outcome {
-        case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
-        case BOLTS_ERROR:
-            let error = antecedent._takeError()
-            do { next._follow(try body(error)) } catch { next._trySet(thrown: error) }
-        default: next._tryCancel()
-        }
-    }
-}
-
+/// `continueOnErrorWithTask`, typed like `_OnErrorTypedStep`.
 @usableFromInline
 internal struct _OnErrorTypedTaskStep<T: Sendable, E: Error>: _ContinuationStep {
     @usableFromInline let antecedent: Task<T>
