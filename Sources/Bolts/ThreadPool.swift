@@ -79,14 +79,14 @@ public final class ThreadPool: @unchecked Sendable {
     /// After ``shutdown(wait:)`` the job is not dropped: it runs on the calling thread
     /// before this returns, and ``Metrics/rejected`` counts it. Use ``tryExecute(_:)`` to
     /// be told instead.
-    public func execute(_ job: consuming @escaping @Sendable () -> Void) {
-        bolts_pool_submit(_pool, Self.makeClosureJob(job))
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        bolts_pool_submit(_pool, Self._makeClosureJob(job))
     }
 
     /// Runs `job` on one of the pool's workers, or throws ``ThreadPoolError/shutDown(name:)``
     /// without running it if the pool no longer accepts work.
-    public func tryExecute(_ job: consuming @escaping @Sendable () -> Void) throws(ThreadPoolError) {
-        let record = Self.makeClosureJob(job)
+    public func tryExecute(_ job: @escaping @Sendable () -> Void) throws(ThreadPoolError) {
+        let record = Self._makeClosureJob(job)
         guard bolts_pool_try_submit(_pool, record) else {
             Self.destroyClosureJob(record)
             throw .shutDown(name: name)
@@ -141,27 +141,29 @@ public enum ThreadPoolError: Error, Equatable, CustomStringConvertible {
 
 extension ThreadPool {
     /// A closure job: a pool block holding the job record and, after it, the closure.
-    fileprivate typealias Closure = @Sendable () -> Void
+    internal typealias _Closure = @Sendable () -> Void
 
     private static let payloadOffset = MemoryLayout<bolts_job_t>.stride
 
-    fileprivate static func makeClosureJob(_ body: consuming @escaping Closure) -> UnsafeMutablePointer<bolts_job_t> {
-        assert(payloadOffset + MemoryLayout<Closure>.size <= Int(BOLTS_POOL_BLOCK_SIZE))
+    /// Wraps `body` in a job record that frees itself when it runs.
+    internal static func _makeClosureJob(_ body: @escaping _Closure) -> UnsafeMutablePointer<bolts_job_t> {
+        assert(payloadOffset + MemoryLayout<_Closure>.size <= Int(BOLTS_POOL_BLOCK_SIZE))
         let record = bolts_pool_job_alloc { context in
             // On a worker (or, after shutdown, on the submitting thread): take the
             // closure out, give the block back, then run it.
             let base = context.unsafelyUnwrapped
-            let body = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: Closure.self).move()
+            let body = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: _Closure.self).move()
             bolts_pool_block_free(base)
             body()
         }
-        (UnsafeMutableRawPointer(record) + payloadOffset).initializeMemory(as: Closure.self, to: body)
+        (UnsafeMutableRawPointer(record) + payloadOffset).bindMemory(to: _Closure.self, capacity: 1).initialize(to: body)
         return record
     }
 
-    fileprivate static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
+    /// Frees a job made by `_makeClosureJob` that was never run.
+    internal static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
         let base = UnsafeMutableRawPointer(record)
-        (base + payloadOffset).assumingMemoryBound(to: Closure.self).deinitialize(count: 1)
+        (base + payloadOffset).assumingMemoryBound(to: _Closure.self).deinitialize(count: 1)
         bolts_pool_block_free(base)
     }
 }

@@ -1,0 +1,87 @@
+import CBoltsRuntime
+
+/// An executor that runs its jobs one at a time, in the order they were submitted, on a
+/// ``ThreadPool``'s workers; usable as an actor's executor.
+///
+/// Jobs wait in a lock-free queue (the C core's serial executor). The first job into an
+/// empty queue schedules one drain job on the pool; the drain runs queued jobs in order,
+/// up to a batch of 128 before it yields its worker to other pool work, and stops only
+/// when the queue is empty. So jobs never run concurrently with each other, a job
+/// submitted after another (by the same thread, or after it observably returned) runs
+/// after it, and nothing is left behind when the drain stops.
+///
+/// ```swift
+/// actor Account {
+///     private let executor = SerialPoolExecutor(pool: .shared)
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+/// }
+/// ```
+///
+/// Closures submitted with ``execute(_:)`` are ordered together with the actor's jobs.
+//
+// @unchecked Sendable: the stored properties are immutable; `_serial` points to a C
+// serial executor whose submit and query functions may be called from any thread, and
+// `pool` is itself Sendable.
+public final class SerialPoolExecutor: SerialExecutor, @unchecked Sendable {
+    /// The pool whose workers run this executor's jobs (kept alive by this executor).
+    public let pool: ThreadPool
+
+    /// The C serial executor (`bolts_serial_t *`).
+    @usableFromInline
+    internal let _serial: OpaquePointer
+
+    /// Makes a serial executor that runs on `pool` (by default the shared pool).
+    public init(pool: ThreadPool = .shared) {
+        guard let serial = bolts_serial_create(pool._pool) else {
+            fatalError("SerialPoolExecutor: out of memory")
+        }
+        self.pool = pool
+        self._serial = serial
+    }
+
+    deinit {
+        // Jobs still queued keep the C executor alive until they have run.
+        bolts_serial_release(_serial)
+    }
+
+    /// Runs a Swift Concurrency job (an actor's partial task) after every job submitted
+    /// before it, on one of the pool's workers, isolated to this executor.
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let record = bolts_pool_job_alloc { context in
+            let base = context.unsafelyUnwrapped
+            let payload = base + MemoryLayout<bolts_job_t>.stride
+            let job = payload.load(as: UnownedJob.self)
+            let executor = payload.load(
+                fromByteOffset: MemoryLayout<UnownedJob>.stride, as: UnownedSerialExecutor.self)
+            bolts_pool_block_free(base)
+            job.runSynchronously(on: executor)
+        }
+        let payload = UnsafeMutableRawPointer(record) + MemoryLayout<bolts_job_t>.stride
+        payload.storeBytes(of: UnownedJob(job), as: UnownedJob.self)
+        payload.storeBytes(
+            of: asUnownedSerialExecutor(), toByteOffset: MemoryLayout<UnownedJob>.stride,
+            as: UnownedSerialExecutor.self)
+        bolts_serial_submit(_serial, record)
+    }
+
+    /// Runs `job` after every job submitted before it, on one of the pool's workers.
+    /// If the pool has been shut down, the drain (and so the job) runs on the submitting
+    /// thread instead; it is never dropped.
+    public func execute(_ job: @escaping @Sendable () -> Void) {
+        bolts_serial_submit(_serial, ThreadPool._makeClosureJob(job))
+    }
+
+    /// This executor as an unowned reference (no retain), for an actor's `unownedExecutor`.
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Whether the calling thread is running one of this executor's jobs right now.
+    public var isCurrent: Bool { bolts_serial_is_current(_serial) }
+
+    /// Traps unless the calling thread is running one of this executor's jobs; Swift
+    /// calls it for `assumeIsolated` and isolation checks.
+    public func checkIsolated() {
+        precondition(bolts_serial_is_current(_serial), "not running on this SerialPoolExecutor")
+    }
+}

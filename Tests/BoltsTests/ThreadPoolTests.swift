@@ -1,0 +1,262 @@
+import Bolts
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// One atomic counter per job, so a job that ran twice (or never) is seen.
+// @unchecked Sendable: the buffer is written only through atomics, and it is freed by
+// `deallocate`, which the tests call once every job has been counted.
+final class ThreadPoolHitCounters: @unchecked Sendable {
+    let count: Int
+    private let hits: UnsafeMutablePointer<Atomic<UInt8>>
+
+    init(count: Int) {
+        self.count = count
+        hits = .allocate(capacity: count)
+        for i in 0..<count { (hits + i).initialize(to: Atomic(0)) }
+    }
+
+    func hit(_ i: Int) { hits[i].add(1, ordering: .relaxed) }
+
+    /// Indices whose counter is not exactly 1 (at most `limit` of them).
+    func wrong(limit: Int = 10) -> [Int: UInt8] {
+        var wrong: [Int: UInt8] = [:]
+        for i in 0..<count where wrong.count < limit {
+            let v = hits[i].load(ordering: .relaxed)
+            if v != 1 { wrong[i] = v }
+        }
+        return wrong
+    }
+
+    deinit {
+        hits.deinitialize(count: count)
+        hits.deallocate()
+    }
+}
+
+/// Counts up; lets a test wait (with a deadline) until a target is reached.
+final class ThreadPoolCountdown: Sendable {
+    let value = Atomic<Int>(0)
+
+    func add() { value.add(1, ordering: .releasing) }
+
+    /// Waits up to `seconds` for the count to reach `target`; returns whether it did.
+    func wait(for target: Int, seconds: Double = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while value.load(ordering: .acquiring) < target {
+            if Date() > deadline { return false }
+            usleep(200)
+        }
+        return true
+    }
+}
+
+/// Starts `threads` threads running `body(threadIndex)` and waits for all of them.
+func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for t in 0..<threads {
+        group.enter()
+        let thread = Thread {
+            body(t)
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+}
+
+@Suite("ThreadPool")
+struct ThreadPoolTests {
+    @Test func aMillionJobsFromEightThreadsRunExactlyOnce() {
+        let pool = ThreadPool(threadCount: 4, name: "once")
+        let total = 1_000_000
+        let producers = 8
+        let hits = ThreadPoolHitCounters(count: total)
+        let done = ThreadPoolCountdown()
+        runOnThreads(producers) { p in
+            let per = total / producers
+            for i in (p * per)..<((p + 1) * per) {
+                pool.execute {
+                    hits.hit(i)
+                    done.add()
+                }
+            }
+        }
+        #expect(done.wait(for: total))
+        pool.shutdown()
+        #expect(hits.wrong().isEmpty)
+        let m = pool.metrics
+        #expect(m.submitted == UInt64(total))
+        #expect(m.executed == UInt64(total))
+        #expect(m.queueDepth == 0)
+        #expect(m.rejected == 0)
+    }
+
+    @Test func jobsRunOnThePoolsWorkers() {
+        let pool = ThreadPool(threadCount: 2, name: "where")
+        let onPool = ThreadPoolCountdown()
+        let done = ThreadPoolCountdown()
+        for _ in 0..<1000 {
+            pool.execute {
+                if pool.isCurrent { onPool.add() }
+                done.add()
+            }
+        }
+        #expect(done.wait(for: 1000))
+        #expect(onPool.value.load(ordering: .acquiring) == 1000)
+        #expect(!pool.isCurrent)
+        pool.shutdown()
+    }
+
+    @Test func shutdownWithJobsInFlightRunsEveryQueuedJobOnTheWorkers() {
+        let pool = ThreadPool(threadCount: 2, name: "drain")
+        let total = 20_000
+        let hits = ThreadPoolHitCounters(count: total)
+        let onWorker = ThreadPoolCountdown()
+        for i in 0..<total {
+            pool.execute {
+                if i % 500 == 0 { usleep(100) }
+                if pool.isCurrent { onWorker.add() }
+                hits.hit(i)
+            }
+        }
+        pool.shutdown()  // returns once every worker has exited
+        #expect(hits.wrong().isEmpty)
+        #expect(onWorker.value.load(ordering: .acquiring) == total)
+        #expect(pool.metrics.threads == 0)
+        #expect(pool.isShutDown)
+    }
+
+    @Test func jobsQueuedByDrainingJobsStillRunOnThePool() {
+        let pool = ThreadPool(threadCount: 2, name: "chain")
+        let ran = ThreadPoolCountdown()
+        let depth = 1000
+        @Sendable func link(_ n: Int) {
+            ran.add()
+            if n < depth { pool.execute { link(n + 1) } }
+        }
+        pool.execute { link(1) }
+        pool.shutdown()
+        #expect(ran.value.load(ordering: .acquiring) == depth)
+        #expect(pool.metrics.rejected == 0)
+    }
+
+    @Test func submissionsAfterShutdownAreRejectedNotDropped() throws {
+        let pool = ThreadPool(threadCount: 1, name: "closed")
+        pool.shutdown()
+        let ranInline = ThreadPoolCountdown()
+        let caller = pthread_self()
+        pool.execute {
+            if pthread_equal(pthread_self(), caller) != 0 { ranInline.add() }
+        }
+        #expect(ranInline.value.load(ordering: .acquiring) == 1, "execute after shutdown runs the job on the caller")
+        #expect(throws: ThreadPoolError.shutDown(name: "closed")) {
+            try pool.tryExecute { Issue.record("a rejected job must not run") }
+        }
+        #expect(pool.metrics.rejected == 1)
+        #expect("\(ThreadPoolError.shutDown(name: "closed"))".contains("shut down"))
+    }
+
+    @Test func shutdownRacingEightSubmittersDropsNothing() {
+        for round in 0..<20 {
+            let pool = ThreadPool(threadCount: 2, name: "race")
+            let attempted = ThreadPoolCountdown()
+            let ran = ThreadPoolCountdown()
+            let stop = ThreadPoolCountdown()
+            let group = DispatchGroup()
+            for _ in 0..<8 {
+                group.enter()
+                Thread {
+                    while stop.value.load(ordering: .relaxed) == 0 {
+                        attempted.add()
+                        pool.execute { ran.add() }
+                    }
+                    group.leave()
+                }.start()
+            }
+            usleep(UInt32(1000 + round * 200))
+            pool.shutdown(wait: round % 2 == 0)
+            usleep(500)
+            stop.add()
+            group.wait()
+            #expect(pool.awaitTermination(timeout: 30))
+            #expect(ran.wait(for: attempted.value.load(ordering: .acquiring), seconds: 30))
+            #expect(ran.value.load(ordering: .acquiring) == attempted.value.load(ordering: .acquiring))
+        }
+    }
+
+    @Test func aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne() {
+        let pool = ThreadPool(threadCount: 1, name: "one")
+        let executor = Executor.pool(pool)
+        for _ in 0..<50 {
+            let outer = BoltsTask<Int>.execute(executor) { () -> Int in
+                // Queued behind this job on the only worker: it can run only if the pool
+                // brings in another thread while this one waits.
+                let inner = BoltsTask<Int>.execute(executor) { 41 }
+                inner.waitUntilCompleted()
+                return inner.result! + 1
+            }
+            #expect(outer.waitUntilCompleted(timeout: 30))
+            #expect(outer.result == 42)
+        }
+        #expect(pool.metrics.compensations >= 1)
+        pool.shutdown()
+        #expect(pool.metrics.threads == 0)
+    }
+
+    @Test func everyWorkerBlockedOnALatchStillLetsTheReleasingJobRun() {
+        let pool = ThreadPool(threadCount: 2, name: "latch")
+        let executor = Executor.pool(pool)
+        let latch = TaskCompletionSource<Void>()
+        let waiters = (0..<6).map { _ in
+            BoltsTask<Int>.execute(executor) { () -> Int in
+                latch.task.waitUntilCompleted()
+                return 1
+            }
+        }
+        let release = BoltsTask<Void>.execute(executor) { latch.set(result: ()) }
+        let all = BoltsTask<Int>.whenAllResult(waiters)
+        #expect(all.waitUntilCompleted(timeout: 30))
+        #expect(all.result?.reduce(0, +) == 6)
+        #expect(release.completed)
+        pool.shutdown()
+    }
+
+    @Test func continuationsOnAPoolExecutorRunOnItsWorkers() {
+        let pool = ThreadPool(threadCount: 2, name: "cont")
+        let source = TaskCompletionSource<Int>()
+        let next = source.task.continueWith(.pool(pool)) { task -> Bool in
+            pool.isCurrent && task.result == 7
+        }
+        source.set(result: 7)
+        #expect(next.waitUntilCompleted(timeout: 10))
+        #expect(next.result == true)
+        pool.shutdown()
+    }
+
+    @Test func metricsCountWhatHappened() {
+        let pool = ThreadPool(threadCount: 2, name: "metrics")
+        let done = ThreadPoolCountdown()
+        for _ in 0..<10_000 { pool.execute { done.add() } }
+        #expect(done.wait(for: 10_000))
+        let m = pool.metrics
+        #expect(m.submitted == 10_000)
+        #expect(m.executed == 10_000)
+        #expect(m.queueDepth == 0)
+        #expect(m.threads == 2)
+        #expect(m.blocked == 0)
+        #expect(m.stolen <= m.executed)
+        #expect(m.description.contains("submitted 10000"))
+        pool.shutdown()
+    }
+
+    @Test func sharedPoolHasOneWorkerPerCPU() {
+        #expect(ThreadPool.shared.threadCount == ThreadPool.defaultThreadCount)
+        #expect(ThreadPool.defaultThreadCount >= 1)
+        let done = ThreadPoolCountdown()
+        ThreadPool.shared.execute { done.add() }
+        #expect(done.wait(for: 1))
+        #expect(Executor.pool(.shared).description.contains("ThreadPool"))
+    }
+}
