@@ -1,0 +1,30 @@
+import Bolts
+import NIOCore
+
+extension Task {
+    /// A future on `eventLoop` that completes when this task ends.
+    ///
+    /// | the task ends | the future |
+    /// | --- | --- |
+    /// | with a value | succeeds with it |
+    /// | with an error | fails with that error (which counts as observed: it is handed on) |
+    /// | cancelled | fails with ``Bolts/CancelledError`` (which turns back into a cancelled task in ``NIOCore/EventLoopFuture/boltsTask(cancellationToken:)``) |
+    ///
+    /// The future's callbacks run on `eventLoop`, as with any future of that loop. The task
+    /// is not retained beyond its completion.
+    public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<T> {
+        let promise = eventLoop.makePromise(of: T.self)
+        // Inline on the thread that completes the task: completing a promise from any
+        // thread is safe in SwiftNIO (it hops to the loop).
+        self.continueWith { task in
+            if task.cancelled {
+                promise.fail(CancelledError())
+            } else if let error = task.error {
+                promise.fail(error)
+            } else if let value = task.result {
+                promise.succeed(value)
+            }
+        }
+        return promise.futureResult
+    }
+}

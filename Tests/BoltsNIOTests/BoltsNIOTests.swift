@@ -1,0 +1,139 @@
+import Bolts
+import BoltsNIO
+import NIOCore
+import NIOPosix
+import Testing
+
+private struct Boom: Error, Equatable {
+    let code: Int
+}
+
+/// One event-loop thread per suite run; shut down by the last test that needs it.
+private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+@Suite("BoltsNIO")
+struct BoltsNIOTests {
+    let loop = group.next()
+
+    // MARK: EventLoop as an executor
+
+    @Test func eventLoopExecutorRunsJobsOnTheLoop() throws {
+        let task = BoltsTask<Bool>.execute(.eventLoop(loop)) { [loop] in loop.inEventLoop }
+        #expect(task.waitUntilCompleted(timeout: 10))
+        #expect(task.result == true)
+    }
+
+    @Test func continuationsOnTheLoopRunThere() throws {
+        let source = TaskCompletionSource<Int>()
+        let executor = loop.boltsExecutor
+        let tasks = (0..<100).map { i in
+            source.task.continueWith(executor) { [loop] task -> Int in
+                precondition(loop.inEventLoop)
+                return task.result! + i
+            }
+        }
+        source.set(result: 1)
+        let all = BoltsTask<Int>.whenAllResult(tasks)
+        #expect(all.waitUntilCompleted(timeout: 10))
+        #expect(all.result == Array(1...100))
+    }
+
+    @Test func aLongChainOnTheLoopDoesNotGrowTheStack() throws {
+        var task = BoltsTask<Int>(0)
+        for _ in 0..<10_000 {
+            task = task.continueOnSuccessWith(.eventLoop(loop)) { $0 + 1 }
+        }
+        #expect(task.waitUntilCompleted(timeout: 30))
+        #expect(task.result == 10_000)
+    }
+
+    // MARK: EventLoopFuture -> Task
+
+    @Test func succeededFutureBecomesATaskWithTheValue() throws {
+        let promise = loop.makePromise(of: String.self)
+        let task = promise.futureResult.boltsTask()
+        #expect(!task.completed)
+        promise.succeed("hello")
+        #expect(task.waitUntilCompleted(timeout: 10))
+        #expect(task.result == "hello")
+    }
+
+    @Test func failedFutureBecomesAFaultedTaskWithTheSameError() throws {
+        let task = loop.makeFailedFuture(Boom(code: 7)).map { 1 }.boltsTask()
+        #expect(task.waitUntilCompleted(timeout: 10))
+        #expect(task.faulted)
+        #expect(task.error as? Boom == Boom(code: 7))
+    }
+
+    @Test func futureFailingWithACancellationErrorBecomesACancelledTask() throws {
+        let a = loop.makeFailedFuture(CancelledError()).map { 1 }.boltsTask()
+        let b = loop.makeFailedFuture(CancellationError()).map { 1 }.boltsTask()
+        #expect(a.waitUntilCompleted(timeout: 10) && b.waitUntilCompleted(timeout: 10))
+        #expect(a.cancelled && b.cancelled)
+        #expect(!a.faulted && !b.faulted)
+    }
+
+    @Test func cancellingTheTokenCancelsTheTaskAtOnceAndIgnoresTheLaterValue() throws {
+        let promise = loop.makePromise(of: Int.self)
+        let cts = CancellationTokenSource()
+        let task = promise.futureResult.boltsTask(cancellationToken: cts.token)
+        cts.cancel()
+        #expect(task.cancelled, "cancelled before cancel() returned")
+        promise.succeed(5)
+        _ = try promise.futureResult.wait()
+        #expect(task.cancelled && task.result == nil)
+    }
+
+    @Test func anAlreadyCancelledTokenGivesACancelledTask() throws {
+        let cts = CancellationTokenSource()
+        cts.cancel()
+        let task = loop.makeSucceededFuture(1).boltsTask(cancellationToken: cts.token)
+        #expect(task.cancelled)
+    }
+
+    // MARK: Task -> EventLoopFuture
+
+    @Test func succeededTaskBecomesASucceededFuture() throws {
+        let source = TaskCompletionSource<Int>()
+        let future = source.task.eventLoopFuture(on: loop)
+        source.set(result: 42)
+        #expect(try future.wait() == 42)
+    }
+
+    @Test func faultedTaskBecomesAFailedFutureWithTheSameError() throws {
+        let future = BoltsTask<Int>(error: Boom(code: 3)).eventLoopFuture(on: loop)
+        #expect(throws: Boom(code: 3)) { try future.wait() }
+    }
+
+    @Test func cancelledTaskBecomesAFutureFailedWithCancelledError() throws {
+        let future = BoltsTask<Int>.cancelledTask().eventLoopFuture(on: loop)
+        #expect(throws: CancelledError()) { try future.wait() }
+    }
+
+    @Test func futureCallbacksRunOnTheLoopEvenWhenTheTaskEndsElsewhere() throws {
+        let pool = ThreadPool(threadCount: 1, name: "nio-pool")
+        let task = BoltsTask<Int>.execute(.pool(pool)) { 9 }
+        let onLoop = task.eventLoopFuture(on: loop).map { [loop] value in (value, loop.inEventLoop) }
+        let (value, wasOnLoop) = try onLoop.wait()
+        #expect(value == 9 && wasOnLoop)
+        pool.shutdown()
+    }
+
+    @Test func roundTripKeepsValuesErrorsAndCancellation() throws {
+        #expect(try BoltsTask(5).eventLoopFuture(on: loop).boltsTask().eventLoopFuture(on: loop).wait() == 5)
+        let faulted = BoltsTask<Int>(error: Boom(code: 1)).eventLoopFuture(on: loop).boltsTask()
+        #expect(faulted.waitUntilCompleted(timeout: 10))
+        #expect(faulted.error as? Boom == Boom(code: 1))
+        let cancelled = BoltsTask<Int>.cancelledTask().eventLoopFuture(on: loop).boltsTask()
+        #expect(cancelled.waitUntilCompleted(timeout: 10))
+        #expect(cancelled.cancelled)
+    }
+
+    @Test func asyncCodeCanAwaitTheBridgedTask() async throws {
+        let value = try await loop.makeSucceededFuture(11).boltsTask().value
+        #expect(value == 11)
+        await #expect(throws: CancellationError.self) {
+            _ = try await loop.makeFailedFuture(CancelledError()).map { 0 }.boltsTask().value
+        }
+    }
+}
