@@ -1,0 +1,26 @@
+#!/bin/sh
+# Builds the C pool stress test against the runtime's sources and runs it three ways:
+# optimized (clang), under ThreadSanitizer and under AddressSanitizer+UBSan (gcc, whose
+# sanitizer runtimes need no libdispatch). Usage: Tests/ThreadPoolStress/run.sh [jobs]
+#   or: Tests/ThreadPoolStress/run.sh bench   (ns per job from 1, 2, 4, 8 producers, C only)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+rt="$here/../../CSupport/CBoltsRuntime"
+out=${TMPDIR:-/tmp}/bolts-pool-stress
+mkdir -p "$out"
+src="$rt/job.c $rt/task.c $rt/token.c $rt/pool.c $rt/pool_serial.c $rt/pool_blocks.c $here/pool_stress.c"
+libs="-lurcu-memb -lurcu-common -lurcu-cds -lpthread"
+inc="-I$rt/include -I$rt"
+cc=${CC:-clang}
+$cc -std=gnu11 -O2 -g -Wall -Wextra $inc -o "$out/release" $src $libs
+if [ "${1:-}" = bench ]; then
+    echo "== jobs from bolts_job_create (the core's block cache)"; "$out/release" bench
+    echo "== jobs from bolts_pool_job_alloc (the pool's magazine depot)"; "$out/release" benchblocks
+    exit 0
+fi
+gnu="-std=gnu11 -g -O1 -Wall -Wextra -Wno-tsan $inc -D_Nullable= -D_Nonnull= -D_Null_unspecified="
+gcc $gnu -fsanitize=thread -o "$out/tsan" $src $libs
+gcc $gnu -fsanitize=address,undefined -fno-sanitize-recover=all -o "$out/asan" $src $libs
+echo "== optimized"; "$out/release" "${1:-1000000}"
+echo "== ThreadSanitizer"; "$out/tsan" "${1:-200000}"
+echo "== AddressSanitizer + UBSan"; "$out/asan" "${1:-1000000}"
