@@ -34,10 +34,13 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #define FOUND_BUSY ((bolts_job_t *)(uintptr_t)1)
 #define IS_JOB(j) ((uintptr_t)(j) > 1)
 
-/* Scans of every queue before an idle worker parks (each followed by a few pauses):
- * about a microsecond here, since a futex wake round trip costs ~55 us. */
-#define SPIN_ROUNDS 48
-#define PAUSES_PER_ROUND 16
+/* How long an idle worker keeps scanning before it parks. A futex wake round trip costs
+ * ~55 us on the project's VMs, so parking too eagerly is expensive; spinning too long
+ * takes the CPU from producers when threads outnumber cores. Time-bounded, because a
+ * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it). */
+#ifndef BOLTS_POOL_SPIN_NS
+#define BOLTS_POOL_SPIN_NS 4000
+#endif
 
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
  * the pool, so a scan of [0, hwm) may look at any of them. */
@@ -426,15 +429,14 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
 }
 
-/* Spins for about a microsecond looking for work. */
+/* Spins for up to BOLTS_POOL_SPIN_NS looking for work. */
 static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
-    bolts_job_t *job = FOUND_NOTHING;
-    for (int round = 0; round < SPIN_ROUNDS; round++) {
-        for (int p = 0; p < PAUSES_PER_ROUND; p++) bolts__cpu_relax();
-        job = find_work(pool, self, stolen);
-        if (IS_JOB(job)) return job;
+    int64_t deadline = bolts__now_ns() + BOLTS_POOL_SPIN_NS;
+    for (;;) {
+        bolts__cpu_relax();
+        bolts_job_t *job = find_work(pool, self, stolen);
+        if (IS_JOB(job) || bolts__now_ns() >= deadline) return job;
     }
-    return job;
 }
 
 static void *worker_main(void *arg) {
