@@ -41,6 +41,9 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: "Operations per sample instead of calibrating (for profilers such as callgrind).")
     var iterations: Int?
 
+    @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
+    var withoutReference = false
+
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
@@ -62,10 +65,15 @@ struct BenchmarksCommand: ParsableCommand {
             fixedIterations: iterations
         )
         let environment = Environment()
-        let taskOperations = Catalog.filtered(Catalog.taskOperations(environment), by: filter)
+        let taskOperations = Catalog.filtered(
+            Catalog.taskOperations(environment),
+            by: filter,
+            withoutReference: withoutReference
+        )
         let executors = Catalog.filtered(
             Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
-            by: filter
+            by: filter,
+            withoutReference: withoutReference
         )
         if list {
             for comparison in taskOperations + executors {

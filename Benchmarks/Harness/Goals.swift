@@ -31,7 +31,7 @@ enum Goals {
             checks.append(
                 GoalCheck(
                     goal: goal,
-                    measured: "\(ns.formattedNanoseconds) vs \(comparison.reference.medianNanosecondsPerOperation?.formattedNanoseconds ?? "?") = \(ratio.formattedRatio) (\(aim))",
+                    measured: "\(ns.formattedNanoseconds) vs \(comparison.reference?.medianNanosecondsPerOperation?.formattedNanoseconds ?? "?") = \(ratio.formattedRatio) (\(aim))",
                     met: ratio <= bar
                 )
             )
@@ -70,7 +70,7 @@ enum Goals {
         var allMet: Bool? = executorResults.isEmpty ? nil : true
         for comparison in executorResults {
             guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
-                comparison.reference.name.hasPrefix(ExecutorKind.dispatchGlobal.title),
+                comparison.reference?.name.hasPrefix(ExecutorKind.dispatchGlobal.title) == true,
                 let ratio = comparison.timeRatio(pool)
             else {
                 allMet = nil

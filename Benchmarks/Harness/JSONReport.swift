@@ -34,7 +34,7 @@ struct JSONReport: Codable {
         var group: String
         var operation: String
         var producers: Int?
-        var reference: String
+        var reference: String?
         var entries: [Entry]
     }
 
@@ -52,7 +52,7 @@ struct JSONReport: Codable {
                 group: result.group,
                 operation: result.operation,
                 producers: result.producers,
-                reference: result.reference.name,
+                reference: result.reference?.name,
                 entries: result.entries.map { entry in
                     Entry(
                         name: entry.name,

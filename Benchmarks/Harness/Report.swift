@@ -72,7 +72,7 @@ enum Report {
     private static func taskOperationTable(_ comparison: ComparisonResult) -> String {
         var text = "### \(comparison.operation)\n\n"
         var table = MarkdownTable(
-            headers: ["implementation", "ns/\(comparison.reference.unit)", "min–max", "allocs/\(comparison.reference.unit)", "time ratio"],
+            headers: ["implementation", "ns/\(comparison.unit)", "min–max", "allocs/\(comparison.unit)", "time ratio"],
             alignments: [.left, .right, .right, .right, .right]
         )
         for entry in comparison.entries {

@@ -33,14 +33,17 @@ struct ComparisonResult {
     var operation: String
     var producers: Int?
     var entries: [EntryResult]
-    var referenceIndex: Int
+    var referenceIndex: Int?
 
-    var reference: EntryResult { entries[referenceIndex] }
+    var reference: EntryResult? { referenceIndex.map { entries[$0] } }
+
+    /// What one operation is in this comparison ("op", "link", …).
+    var unit: String { entries.first?.unit ?? "op" }
 
     /// `entry`'s median time per operation over the reference's (lower is faster).
     func timeRatio(_ entry: EntryResult) -> Double? {
         guard let mine = entry.medianNanosecondsPerOperation,
-            let theirs = reference.medianNanosecondsPerOperation, theirs > 0
+            let theirs = reference?.medianNanosecondsPerOperation, theirs > 0
         else { return nil }
         return mine / theirs
     }

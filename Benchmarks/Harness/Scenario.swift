@@ -49,8 +49,9 @@ struct Comparison {
     /// The operation, in words: "continueWith on a completed task".
     var operation: String
     var entries: [Entry]
-    /// Index into `entries` of the peer every ratio is taken to.
-    var referenceIndex: Int
+    /// Index into `entries` of the peer every ratio is taken to; nil when the reference
+    /// was left out of this run (`--without-reference`), and then there are no ratios.
+    var referenceIndex: Int?
     /// Producer threads, for executor comparisons.
     var producers: Int?
 
@@ -58,5 +59,5 @@ struct Comparison {
         var scenario: any Scenario
     }
 
-    var reference: any Scenario { entries[referenceIndex].scenario }
+    var reference: (any Scenario)? { referenceIndex.map { entries[$0].scenario } }
 }

@@ -113,21 +113,24 @@ enum Catalog {
     }
 
     /// Keeps the comparisons whose operation matches `filter`, and from the others the
-    /// entries whose name matches (plus their reference, which every ratio needs).
-    static func filtered(_ comparisons: [Comparison], by filter: String?) -> [Comparison] {
-        guard let filter = filter?.lowercased(), !filter.isEmpty else { return comparisons }
+    /// entries whose name matches, plus their reference, which every ratio needs, unless
+    /// `withoutReference` (for profiling one scenario alone; there are no ratios then).
+    static func filtered(_ comparisons: [Comparison], by filter: String?, withoutReference: Bool = false)
+        -> [Comparison]
+    {
+        let filter = filter?.lowercased() ?? ""
         return comparisons.compactMap { comparison in
-            if "\(comparison.group) \(comparison.operation)".lowercased().contains(filter) { return comparison }
             let reference = comparison.reference
-            let kept = comparison.entries.filter {
-                $0.scenario === reference || $0.scenario.name.lowercased().contains(filter)
+            let wholeComparison = "\(comparison.group) \(comparison.operation)".lowercased().contains(filter)
+            func named(_ entry: Comparison.Entry) -> Bool { entry.scenario.name.lowercased().contains(filter) }
+            let kept = comparison.entries.filter { entry in
+                if entry.scenario === reference { return withoutReference ? filter.isEmpty || named(entry) : true }
+                return filter.isEmpty || wholeComparison || named(entry)
             }
-            guard kept.count > 1 || (kept.count == 1 && reference.name.lowercased().contains(filter)) else {
-                return nil
-            }
+            guard kept.contains(where: { filter.isEmpty || wholeComparison || named($0) }) else { return nil }
             var copy = comparison
             copy.entries = kept
-            copy.referenceIndex = kept.firstIndex { $0.scenario === reference }!
+            copy.referenceIndex = kept.firstIndex { $0.scenario === reference }
             return copy
         }
     }
