@@ -6,10 +6,16 @@
  * arena locks (measured here: ~300 ns per job, most of a job's cost). So each thread
  * keeps two magazines of up to BATCH blocks; a thread that frees more than two full
  * magazines pushes one to a shared depot, and a thread whose magazines are empty takes
- * the whole depot in one exchange and keeps one magazine of it. The depot is liburcu's
- * lock-free stack used only with push and pop-all, which need no RCU and no mutual
- * exclusion (urcu/lfstack.h synchronization table). malloc is reached only when the
- * depot is empty too.
+ * one from the depot. malloc is reached only when the depot is empty (a burst), and
+ * free only when the depot already holds DEPOT_CAP magazines (memory kept for reuse is
+ * bounded by that: 16 MiB).
+ *
+ * The depot is liburcu's lock-free stack, used only with push and pop-all, which need
+ * no RCU and no mutual exclusion (urcu/lfstack.h synchronization table); a single pop
+ * would need either (ABA). So an entry of the stack is a chain of magazines: a thread
+ * takes the whole stack in one exchange, keeps the first magazine, and pushes all the
+ * others back as one chain with one compare-and-swap. Chain heads know their tails, so
+ * joining the entries it took costs one step per entry, and each entry was one push.
  *
  *   B1  A block is on at most one list: a thread's magazine, or a magazine in the depot.
  *   B2  Magazines move between threads only through the depot: `cds_lfs_push` is a
@@ -37,21 +43,27 @@
 #define BOLTS_POOL_NO_BLOCK_CACHE 1
 #endif
 
-_Static_assert(sizeof(bolts_job_t) <= BOLTS_POOL_BLOCK_SIZE, "a job must fit in a pool block");
+_Static_assert(sizeof(bolts_job_t) + BOLTS_POOL_JOB_PAYLOAD <= BOLTS_POOL_BLOCK_SIZE,
+               "a pool block must hold a job record and BOLTS_POOL_JOB_PAYLOAD bytes after it");
 
 /* Blocks per magazine. */
 #define BATCH 64
+/* Magazines the depot keeps at most (BATCH * 64 bytes each). */
+#define DEPOT_CAP 4096
 
-/* A free block. The first magazine block also carries the depot link and the count. */
+/* A free block. The first block of a magazine also carries the magazine's fields. */
 struct free_block {
-    struct free_block *next;
-    struct cds_lfs_node depot_link;
-    uint32_t count;
+    struct free_block *next;        /* next block of the same magazine */
+    struct cds_lfs_node depot_link; /* chain head only: the depot's link */
+    struct free_block *next_mag;    /* next magazine of the same chain */
+    struct free_block *chain_tail;  /* chain head only: last magazine of the chain */
+    uint32_t chain_length;          /* chain head only: magazines in the chain */
+    uint32_t count;                 /* blocks in this magazine */
 };
 _Static_assert(sizeof(struct free_block) <= BOLTS_POOL_BLOCK_SIZE, "a free block must fit in a block");
 
 static void *block_malloc(void) {
-    void *p = aligned_alloc(BOLTS_CACHE_LINE, BOLTS_POOL_BLOCK_SIZE);
+    void *p = malloc(BOLTS_POOL_BLOCK_SIZE);
     if (p == NULL) {
         fputs("bolts: out of memory for a pool job\n", stderr);
         abort();
@@ -62,6 +74,8 @@ static void *block_malloc(void) {
 #ifndef BOLTS_POOL_NO_BLOCK_CACHE
 
 static struct __cds_lfs_stack depot = {.head = NULL};
+/* Magazines in the depot (approximate: a bound, not an invariant). */
+static atomic_uint depot_size;
 
 struct magazines {
     struct free_block *loaded;
@@ -75,17 +89,37 @@ static _Thread_local struct magazines mags;
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-static void depot_push(struct free_block *head, uint32_t count) {
-    head->count = count;
+/* Pushes a chain of magazines (head ... tail, `n` of them) as one depot entry. */
+static void depot_push_chain(struct free_block *head, struct free_block *tail, unsigned n) {
+    head->chain_tail = tail;
+    head->chain_length = n;
+    tail->next_mag = NULL;
+    /* Relaxed: a bound on memory kept, not an ordering. */
+    atomic_fetch_add_explicit(&depot_size, n, memory_order_relaxed);
     cds_lfs_node_init(&head->depot_link);
     cds_lfs_push(&depot, &head->depot_link); /* B2 */
+}
+
+/* Gives one magazine to the depot, or back to malloc when the depot is full. */
+static void depot_give(struct free_block *mag, uint32_t count) {
+    mag->count = count;
+    /* Relaxed: see depot_size. */
+    if (atomic_load_explicit(&depot_size, memory_order_relaxed) >= DEPOT_CAP) {
+        while (mag != NULL) {
+            struct free_block *next = mag->next;
+            free(mag);
+            mag = next;
+        }
+        return;
+    }
+    depot_push_chain(mag, mag, 1);
 }
 
 /* Hands the exiting thread's blocks to the depot so other threads reuse them. */
 static void flush_at_exit(void *unused) {
     (void)unused;
-    if (mags.loaded != NULL) depot_push(mags.loaded, mags.loaded_count);
-    if (mags.previous != NULL) depot_push(mags.previous, mags.previous_count);
+    if (mags.loaded != NULL) depot_give(mags.loaded, mags.loaded_count);
+    if (mags.previous != NULL) depot_give(mags.previous, mags.previous_count);
     mags = (struct magazines){0};
 }
 
@@ -96,24 +130,37 @@ static void exit_key_create(void) {
     }
 }
 
-/* Takes every magazine in the depot; keeps one loaded and one previous, gives back the
- * rest. Returns false when the depot was empty. */
+/* Takes one magazine from the depot into `loaded`; every other magazine taken with it
+ * goes back as one chain. Returns false when the depot was empty. */
 static bool refill(void) {
     struct cds_lfs_head *all = __cds_lfs_pop_all(&depot); /* B2 */
     if (all == NULL) return false;
+    struct free_block *rest_head = NULL, *rest_tail = NULL;
+    unsigned rest = 0, taken = 0;
     struct cds_lfs_node *node, *next;
     cds_lfs_for_each_safe(all, node, next) {
-        struct free_block *head = caa_container_of(node, struct free_block, depot_link);
+        struct free_block *chain = caa_container_of(node, struct free_block, depot_link);
+        struct free_block *chain_tail = chain->chain_tail;
+        unsigned length = chain->chain_length;
         if (mags.loaded == NULL) {
-            mags.loaded = head;
-            mags.loaded_count = head->count;
-        } else if (mags.previous == NULL) {
-            mags.previous = head;
-            mags.previous_count = head->count;
-        } else {
-            depot_push(head, head->count);
+            mags.loaded = chain;
+            mags.loaded_count = chain->count;
+            taken = 1;
+            chain = chain->next_mag; /* the rest of this chain, if any */
+            length--;
+            if (chain == NULL) continue;
         }
+        rest += length;
+        if (rest_head == NULL) {
+            rest_head = chain;
+        } else {
+            rest_tail->next_mag = chain;
+        }
+        rest_tail = chain_tail;
     }
+    /* Relaxed: see depot_size. */
+    atomic_fetch_sub_explicit(&depot_size, taken + rest, memory_order_relaxed);
+    if (rest_head != NULL) depot_push_chain(rest_head, rest_tail, rest);
     return true;
 }
 
@@ -141,7 +188,7 @@ void bolts_pool_block_free(void *block) {
         mags.armed = true;
     }
     if (mags.loaded_count == BATCH) {
-        if (mags.previous != NULL) depot_push(mags.previous, mags.previous_count);
+        if (mags.previous != NULL) depot_give(mags.previous, mags.previous_count);
         mags.previous = mags.loaded;
         mags.previous_count = mags.loaded_count;
         mags.loaded = NULL;

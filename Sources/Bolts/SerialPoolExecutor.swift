@@ -47,20 +47,22 @@ public final class SerialPoolExecutor: SerialExecutor, @unchecked Sendable {
     /// Runs a Swift Concurrency job (an actor's partial task) after every job submitted
     /// before it, on one of the pool's workers, isolated to this executor.
     public func enqueue(_ job: consuming ExecutorJob) {
+        // Payload (BOLTS_POOL_JOB_PAYLOAD = two words): the job, and this executor,
+        // unretained: an actor keeps its executor alive while it has jobs.
         let record = bolts_pool_job_alloc { context in
             let base = context.unsafelyUnwrapped
             let payload = base + MemoryLayout<bolts_job_t>.stride
             let job = payload.load(as: UnownedJob.self)
-            let executor = payload.load(
-                fromByteOffset: MemoryLayout<UnownedJob>.stride, as: UnownedSerialExecutor.self)
+            let executor = Unmanaged<SerialPoolExecutor>.fromOpaque(
+                payload.load(fromByteOffset: MemoryLayout<UnownedJob>.stride, as: UnsafeRawPointer.self))
             bolts_pool_block_free(base)
-            job.runSynchronously(on: executor)
+            executor._withUnsafeGuaranteedRef { job.runSynchronously(on: $0.asUnownedSerialExecutor()) }
         }
         let payload = UnsafeMutableRawPointer(record) + MemoryLayout<bolts_job_t>.stride
         payload.storeBytes(of: UnownedJob(job), as: UnownedJob.self)
         payload.storeBytes(
-            of: asUnownedSerialExecutor(), toByteOffset: MemoryLayout<UnownedJob>.stride,
-            as: UnownedSerialExecutor.self)
+            of: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()),
+            toByteOffset: MemoryLayout<UnownedJob>.stride, as: UnsafeRawPointer.self)
         bolts_serial_submit(_serial, record)
     }
 

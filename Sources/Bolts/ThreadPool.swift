@@ -140,30 +140,36 @@ public enum ThreadPoolError: Error, Equatable, CustomStringConvertible {
 }
 
 extension ThreadPool {
-    /// A closure job: a pool block holding the job record and, after it, the closure.
-    internal typealias _Closure = @Sendable () -> Void
+    /// The payload of a closure job. The closure sits in a struct because a function
+    /// value stored directly in generic memory (`UnsafeMutablePointer<() -> Void>`) is
+    /// reabstracted, which allocates a thunk context per job; a struct field keeps the
+    /// closure's own representation.
+    internal struct _ClosurePayload {
+        let body: @Sendable () -> Void
+    }
 
     private static let payloadOffset = MemoryLayout<bolts_job_t>.stride
 
     /// Wraps `body` in a job record that frees itself when it runs.
-    internal static func _makeClosureJob(_ body: @escaping _Closure) -> UnsafeMutablePointer<bolts_job_t> {
-        assert(payloadOffset + MemoryLayout<_Closure>.size <= Int(BOLTS_POOL_BLOCK_SIZE))
+    internal static func _makeClosureJob(_ body: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<bolts_job_t> {
+        assert(MemoryLayout<_ClosurePayload>.size <= Int(BOLTS_POOL_JOB_PAYLOAD))
         let record = bolts_pool_job_alloc { context in
             // On a worker (or, after shutdown, on the submitting thread): take the
             // closure out, give the block back, then run it.
             let base = context.unsafelyUnwrapped
-            let body = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: _Closure.self).move()
+            let payload = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: _ClosurePayload.self).move()
             bolts_pool_block_free(base)
-            body()
+            payload.body()
         }
-        (UnsafeMutableRawPointer(record) + payloadOffset).bindMemory(to: _Closure.self, capacity: 1).initialize(to: body)
+        (UnsafeMutableRawPointer(record) + payloadOffset).bindMemory(to: _ClosurePayload.self, capacity: 1)
+            .initialize(to: _ClosurePayload(body: body))
         return record
     }
 
     /// Frees a job made by `_makeClosureJob` that was never run.
     internal static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
         let base = UnsafeMutableRawPointer(record)
-        (base + payloadOffset).assumingMemoryBound(to: _Closure.self).deinitialize(count: 1)
+        (base + payloadOffset).assumingMemoryBound(to: _ClosurePayload.self).deinitialize(count: 1)
         bolts_pool_block_free(base)
     }
 }

@@ -134,7 +134,12 @@ bolts_pool_t *_Nullable bolts_pool_current(void);
 /** Size of a pool block: a `bolts_job_t` followed by caller payload. */
 #define BOLTS_POOL_BLOCK_SIZE 64
 
-/** A 64-byte, 64-aligned block from a cache built for "producers allocate, workers
+/** Payload bytes guaranteed after the `bolts_job_t` in a pool block (two words: the
+ *  Swift front end stores a closure, or a job and its executor, there). pool_blocks.c
+ *  checks at compile time that the record leaves this much room. */
+#define BOLTS_POOL_JOB_PAYLOAD 16
+
+/** A 64-byte block (16-aligned) from a cache built for "producers allocate, workers
  *  free": per-thread magazines that trade full ones through a lock-free depot, so the
  *  pair costs a few nanoseconds instead of a cross-thread malloc/free. Any thread. */
 void *_Nonnull bolts_pool_block_alloc(void);
