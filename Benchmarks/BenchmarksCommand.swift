@@ -11,14 +11,20 @@ struct BenchmarksCommand: ParsableCommand {
         abstract: "Compare Bolts task operations and executors under contention with their peers, in one run."
     )
 
-    @Option(help: "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.")
+    @Option(help: ArgumentHelp(
+        "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.",
+        valueName: "text"
+    ))
     var filter: String?
 
     @Flag(help: "Smoke mode: short samples and 3 repetitions; finishes in under a minute (used by CI).")
     var quick = false
 
     @Option(
-        help: "Producer thread counts for the executor comparisons, comma-separated.",
+        help: ArgumentHelp(
+            "Producer thread counts for the executor comparisons, comma-separated (default: 1,2,4,8).",
+            valueName: "counts"
+        ),
         transform: { text in
             let counts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
@@ -29,16 +35,16 @@ struct BenchmarksCommand: ParsableCommand {
     )
     var threads: [Int] = [1, 2, 4, 8]
 
-    @Option(help: "Write every sample, with medians, ratios and goals, as JSON to this file.")
+    @Option(help: ArgumentHelp("Write every sample, with medians, ratios and goals, as JSON to this file.", valueName: "file"))
     var json: String?
 
-    @Option(help: "Write the executor throughput chart (SVG) to this file.")
+    @Option(help: ArgumentHelp("Write the executor throughput chart (SVG) to this file.", valueName: "file.svg"))
     var chart: String?
 
-    @Option(help: "Measured samples per scenario (default: 7, or 3 with --quick).")
+    @Option(help: ArgumentHelp("Measured samples per scenario (default: 7, or 3 with --quick).", valueName: "n"))
     var repetitions: Int?
 
-    @Option(help: "Operations per sample instead of calibrating (for profilers such as callgrind).")
+    @Option(help: ArgumentHelp("Operations per sample instead of calibrating (for profilers such as callgrind).", valueName: "n"))
     var iterations: Int?
 
     @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
