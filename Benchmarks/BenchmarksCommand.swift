@@ -11,10 +11,12 @@ struct BenchmarksCommand: ParsableCommand {
         abstract: "Compare Bolts task operations and executors under contention with their peers, in one run."
     )
 
-    @Option(help: ArgumentHelp(
-        "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.",
-        valueName: "text"
-    ))
+    @Option(
+        help: ArgumentHelp(
+            "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.",
+            valueName: "text"
+        )
+    )
     var filter: String?
 
     @Flag(help: "Smoke mode: short samples and 3 repetitions; finishes in under a minute (used by CI).")
@@ -35,7 +37,12 @@ struct BenchmarksCommand: ParsableCommand {
     )
     var threads: [Int] = [1, 2, 4, 8]
 
-    @Option(help: ArgumentHelp("Write every sample, with medians, ratios and goals, as JSON to this file.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Write every sample, with medians, ratios and goals, as JSON to this file.",
+            valueName: "file"
+        )
+    )
     var json: String?
 
     @Option(help: ArgumentHelp("Write the executor throughput chart (SVG) to this file.", valueName: "file.svg"))
@@ -44,7 +51,12 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Measured samples per scenario (default: 7, or 3 with --quick).", valueName: "n"))
     var repetitions: Int?
 
-    @Option(help: ArgumentHelp("Operations per sample instead of calibrating (for profilers such as callgrind).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Operations per sample instead of calibrating (for profilers such as callgrind).",
+            valueName: "n"
+        )
+    )
     var iterations: Int?
 
     @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
@@ -111,7 +123,15 @@ struct BenchmarksCommand: ParsableCommand {
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
         let goals = Goals.check(results)
-        print(Report.render(results, goals: goals, machine: machine, settings: settings, countsAllocations: countsAllocations))
+        print(
+            Report.render(
+                results,
+                goals: goals,
+                machine: machine,
+                settings: settings,
+                countsAllocations: countsAllocations
+            )
+        )
 
         if let json {
             let report = JSONReport(

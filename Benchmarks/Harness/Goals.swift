@@ -13,7 +13,8 @@ enum Goals {
 
         func find(_ operationPrefix: String, _ entryPrefix: String) -> (ComparisonResult, EntryResult)? {
             for comparison in ops where comparison.operation.hasPrefix(operationPrefix) {
-                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }) {
+                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }
+                ) {
                     return (comparison, entry)
                 }
             }
@@ -31,7 +32,8 @@ enum Goals {
             checks.append(
                 GoalCheck(
                     goal: goal,
-                    measured: "\(ns.formattedNanoseconds) vs \(comparison.reference?.medianNanosecondsPerOperation?.formattedNanoseconds ?? "?") = \(ratio.formattedRatio) (\(aim))",
+                    measured:
+                        "\(ns.formattedNanoseconds) vs \(comparison.reference?.medianNanosecondsPerOperation?.formattedNanoseconds ?? "?") = \(ratio.formattedRatio) (\(aim))",
                     met: ratio <= bar
                 )
             )
@@ -39,11 +41,17 @@ enum Goals {
 
         ratioCheck(
             "continueWith on a completed task ≤ 0.5× SwiftNIO map on its loop",
-            "continueWith on a completed task", "Bolts continueWith", atMost: 0.5, aimNs: 50
+            "continueWith on a completed task",
+            "Bolts continueWith",
+            atMost: 0.5,
+            aimNs: 50
         )
         ratioCheck(
             "promise + one continuation + complete ≤ 0.5× SwiftNIO",
-            "promise + one waiting continuation", "Bolts", atMost: 0.5, aimNs: 60
+            "promise + one waiting continuation",
+            "Bolts",
+            atMost: 0.5,
+            aimNs: 60
         )
 
         // Chain link against Bolts' own promise + one continuation + complete.
@@ -54,13 +62,18 @@ enum Goals {
             checks.append(
                 GoalCheck(
                     goal: "chain link ≤ 1.5× Bolts' promise + one continuation + complete",
-                    measured: "\(link.formattedNanoseconds) per link vs \(once.formattedNanoseconds) = \((link / once).formattedRatio)",
+                    measured:
+                        "\(link.formattedNanoseconds) per link vs \(once.formattedNanoseconds) = \((link / once).formattedRatio)",
                     met: link <= 1.5 * once
                 )
             )
         } else {
             checks.append(
-                GoalCheck(goal: "chain link ≤ 1.5× Bolts' promise + one continuation + complete", measured: "not measured in this run", met: nil)
+                GoalCheck(
+                    goal: "chain link ≤ 1.5× Bolts' promise + one continuation + complete",
+                    measured: "not measured in this run",
+                    met: nil
+                )
             )
         }
 
@@ -88,7 +101,8 @@ enum Goals {
             )
         )
         if let poolNs = executorResults.compactMap({ comparison in
-            comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })?.medianNanosecondsPerOperation
+            comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })?
+                .medianNanosecondsPerOperation
         }).max() {
             checks.append(
                 GoalCheck(
@@ -105,7 +119,8 @@ enum Goals {
         {
             checks.append(
                 GoalCheck(
-                    goal: "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
+                    goal:
+                        "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
                     measured: "\(allocations.formattedAllocations) per continuation",
                     met: allocations <= 1.005
                 )
@@ -119,7 +134,8 @@ enum Goals {
             checks.append(
                 GoalCheck(
                     goal: "≤ 1 allocation per continuation (closure captures nothing): waiting on a pending task",
-                    measured: "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8 = \(perContinuation.formattedAllocations)",
+                    measured:
+                        "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8 = \(perContinuation.formattedAllocations)",
                     met: perContinuation <= 1.005
                 )
             )

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The machine a run happened on, for the report and the JSON.
@@ -60,13 +60,13 @@ struct Machine: Codable {
 }
 
 #if compiler(>=6.4)
-private let compilerVersion = "6.4 or later"
+    private let compilerVersion = "6.4 or later"
 #elseif compiler(>=6.3)
-private let compilerVersion = "6.3"
+    private let compilerVersion = "6.3"
 #elseif compiler(>=6.2)
-private let compilerVersion = "6.2"
+    private let compilerVersion = "6.2"
 #elseif compiler(>=6.1)
-private let compilerVersion = "6.1"
+    private let compilerVersion = "6.1"
 #else
-private let compilerVersion = "6.0"
+    private let compilerVersion = "6.0"
 #endif

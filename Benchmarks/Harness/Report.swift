@@ -16,7 +16,8 @@ enum Report {
         text += "\(Double(settings.sampleNanoseconds).formattedNanoseconds), after calibration and a warm-up sample); "
         text += "the implementations of one operation run interleaved in the same process. "
         text += "Ratios are to the **reference** peer of the same table, measured in the same run. "
-        text += countsAllocations
+        text +=
+            countsAllocations
             ? "Allocations are counted by an interposed malloc on every thread of the process.\n"
             : "**Allocation counting is not working in this build: the allocation columns are meaningless.**\n"
 
@@ -176,9 +177,9 @@ enum Report {
 }
 
 #if DEBUG
-/// Whether this is a debug build (every number it measures is meaningless).
-let isDebugBuild = true
+    /// Whether this is a debug build (every number it measures is meaningless).
+    let isDebugBuild = true
 #else
-/// Whether this is a debug build (every number it measures is meaningless).
-let isDebugBuild = false
+    /// Whether this is a debug build (every number it measures is meaningless).
+    let isDebugBuild = false
 #endif

@@ -36,7 +36,15 @@ enum SVGChart {
                 continue
             }
             let style = style(for: kind)
-            series.append(Series(label: kind.shortTitle, color: style.color, width: style.width, dashed: style.dashed, points: points))
+            series.append(
+                Series(
+                    label: kind.shortTitle,
+                    color: style.color,
+                    width: style.width,
+                    dashed: style.dashed,
+                    points: points
+                )
+            )
         }
         if let dispatch = series.first(where: { $0.label == ExecutorKind.dispatchGlobal.shortTitle }) {
             series.append(
@@ -53,7 +61,8 @@ enum SVGChart {
             series: series,
             producerCounts: comparisons.map { $0.producers! },
             title: "Tiny jobs per second vs producer threads (higher is better)",
-            subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · median of \(repetitions) samples · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
+            subtitle:
+                "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · median of \(repetitions) samples · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
             footnote: footnote
         )
     }
@@ -104,33 +113,45 @@ enum SVGChart {
         var tick = 0.0
         while tick <= yMax + step / 2 {
             let ty = y(tick)
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(ty))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#e5e5e5\"/>\n"
-            svg += "<text x=\"\(f(left - 10))\" y=\"\(f(ty + 4))\" font-size=\"12\" fill=\"#444\" text-anchor=\"end\">\(tickLabel(tick))</text>\n"
+            svg +=
+                "<line x1=\"\(f(left))\" y1=\"\(f(ty))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#e5e5e5\"/>\n"
+            svg +=
+                "<text x=\"\(f(left - 10))\" y=\"\(f(ty + 4))\" font-size=\"12\" fill=\"#444\" text-anchor=\"end\">\(tickLabel(tick))</text>\n"
             tick += step
         }
         // Vertical guides and x labels.
         for producers in producerCounts {
             let tx = x(producers)
-            svg += "<line x1=\"\(f(tx))\" y1=\"\(f(top))\" x2=\"\(f(tx))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
-            svg += "<text x=\"\(f(tx))\" y=\"\(f(top + plotHeight + 20))\" font-size=\"13\" fill=\"#444\" text-anchor=\"middle\">\(producers)</text>\n"
+            svg +=
+                "<line x1=\"\(f(tx))\" y1=\"\(f(top))\" x2=\"\(f(tx))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
+            svg +=
+                "<text x=\"\(f(tx))\" y=\"\(f(top + plotHeight + 20))\" font-size=\"13\" fill=\"#444\" text-anchor=\"middle\">\(producers)</text>\n"
         }
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
         if !footnote.isEmpty {
-            svg += "<text x=\"\(f(left))\" y=\"\(f(height - 14))\" font-size=\"11.5\" fill=\"#666\">\(escape(footnote))</text>\n"
+            svg +=
+                "<text x=\"\(f(left))\" y=\"\(f(height - 14))\" font-size=\"11.5\" fill=\"#666\">\(escape(footnote))</text>\n"
         }
-        svg += "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 46))\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">producer threads submitting at once</text>\n"
-        svg += "<text transform=\"translate(24 \(f(top + plotHeight / 2))) rotate(-90)\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">million jobs per second</text>\n"
+        svg +=
+            "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 46))\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">producer threads submitting at once</text>\n"
+        svg +=
+            "<text transform=\"translate(24 \(f(top + plotHeight / 2))) rotate(-90)\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">million jobs per second</text>\n"
 
         // Lines, thinnest first so the emphasised ones sit on top.
         for line in series.sorted(by: { $0.width < $1.width }) {
             let points = line.points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
             let dash = line.dashed ? " stroke-dasharray=\"7 5\"" : ""
-            svg += "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.width)\"\(dash) stroke-linejoin=\"round\" points=\"\(points)\"/>\n"
+            svg +=
+                "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.width)\"\(dash) stroke-linejoin=\"round\" points=\"\(points)\"/>\n"
             if !line.label.hasPrefix("goal") {
                 for (producers, value) in line.points {
-                    svg += "<circle cx=\"\(f(x(producers)))\" cy=\"\(f(y(value)))\" r=\"\(line.width + 1)\" fill=\"\(line.color)\">"
-                    svg += "<title>\(escape(line.label)), \(producers) producers: \(escape(value.formattedRate))</title></circle>\n"
+                    svg +=
+                        "<circle cx=\"\(f(x(producers)))\" cy=\"\(f(y(value)))\" r=\"\(line.width + 1)\" fill=\"\(line.color)\">"
+                    svg +=
+                        "<title>\(escape(line.label)), \(producers) producers: \(escape(value.formattedRate))</title></circle>\n"
                 }
             }
         }
@@ -150,10 +171,12 @@ enum SVGChart {
         let labelX = left + plotWidth + 12
         for (line, labelY) in labels {
             let lastY = y(line.points.last!.1)
-            svg += "<line x1=\"\(f(left + plotWidth + 2))\" y1=\"\(f(lastY))\" x2=\"\(f(labelX - 2))\" y2=\"\(f(labelY))\" stroke=\"\(line.color)\" stroke-width=\"1\"/>\n"
+            svg +=
+                "<line x1=\"\(f(left + plotWidth + 2))\" y1=\"\(f(lastY))\" x2=\"\(f(labelX - 2))\" y2=\"\(f(labelY))\" stroke=\"\(line.color)\" stroke-width=\"1\"/>\n"
             let weight = line.width >= 4 ? " font-weight=\"bold\"" : ""
             let value = line.label.hasPrefix("goal") ? "" : " \(line.points.last!.1.formattedRate)"
-            svg += "<text x=\"\(f(labelX))\" y=\"\(f(labelY + 4))\" font-size=\"12.5\" fill=\"\(line.color == "#f4a3a3" ? "#c46060" : line.color)\"\(weight)>\(escape(line.label + value))</text>\n"
+            svg +=
+                "<text x=\"\(f(labelX))\" y=\"\(f(labelY + 4))\" font-size=\"12.5\" fill=\"\(line.color == "#f4a3a3" ? "#c46060" : line.color)\"\(weight)>\(escape(line.label + value))</text>\n"
         }
         svg += "</svg>\n"
         return svg

@@ -24,7 +24,10 @@ enum Catalog {
         return [
             comparison(
                 "continueWith on a completed task",
-                [BoltsContinueWithOnCompleted(), BoltsContinueOnSuccessWithOnCompleted(), NIOMapOnSucceeded(loop: loop)],
+                [
+                    BoltsContinueWithOnCompleted(), BoltsContinueOnSuccessWithOnCompleted(),
+                    NIOMapOnSucceeded(loop: loop),
+                ],
                 reference: 2
             ),
             comparison(
@@ -34,17 +37,26 @@ enum Catalog {
             ),
             comparison(
                 "promise + one waiting continuation + complete",
-                [BoltsSourceWithWaitersThenSet(continuations: 1), NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 1)],
+                [
+                    BoltsSourceWithWaitersThenSet(continuations: 1),
+                    NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 1),
+                ],
                 reference: 1
             ),
             comparison(
                 "promise + 8 waiting continuations + complete",
-                [BoltsSourceWithWaitersThenSet(continuations: 8), NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 8)],
+                [
+                    BoltsSourceWithWaitersThenSet(continuations: 8),
+                    NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 8),
+                ],
                 reference: 1
             ),
             comparison(
                 "chain of \(chainLinks.formatted) pending continuations, then complete (per link)",
-                [BoltsPendingChainThenSet(links: chainLinks), NIOPendingChainThenSucceed(loop: loop, links: chainLinks)],
+                [
+                    BoltsPendingChainThenSet(links: chainLinks),
+                    NIOPendingChainThenSucceed(loop: loop, links: chainLinks),
+                ],
                 reference: 1
             ),
             comparison(

@@ -5,7 +5,7 @@ import Histogram
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Saturated throughput: P producer threads submit `iterations` tiny jobs between them to
@@ -50,7 +50,10 @@ final class ExecutorContention: Scenario, LatencyRecording {
 
     func run(iterations: Int) throws -> Sample {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
-        let jobs = JobCounter(total: iterations, latencySlots: (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery)
+        let jobs = JobCounter(
+            total: iterations,
+            latencySlots: (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery
+        )
         let submit = running.submit
         let producerCount = producers
         let gang = ProducerGang(producers: producerCount) { producer in

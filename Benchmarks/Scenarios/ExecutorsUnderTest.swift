@@ -82,7 +82,10 @@ enum ExecutorKind: String, CaseIterable, Sendable {
             return RunningExecutor(submit: { queue.async(execute: $0) }, stop: {})
         case .operationQueue:
             let queue = OperationQueue()
-            return RunningExecutor(submit: { queue.addOperation($0) }, stop: { queue.waitUntilAllOperationsAreFinished() })
+            return RunningExecutor(
+                submit: { queue.addOperation($0) },
+                stop: { queue.waitUntilAllOperationsAreFinished() }
+            )
         case .nioEventLoopGroup:
             let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
             return RunningExecutor(

@@ -29,7 +29,8 @@ final class BoltsWhenAll: Scenario {
         self.completion = completion
         switch completion {
         case .poolJobPerInput:
-            name = "Bolts whenAll over \(inputs.formatted) sources, each set by its own job on the Bolts pool (per input)"
+            name =
+                "Bolts whenAll over \(inputs.formatted) sources, each set by its own job on the Bolts pool (per input)"
             expectedAllocations = "~6: source, task, aggregate registration (2), pool job (2)"
         case .inlineByCaller:
             name = "Bolts whenAll over \(inputs.formatted) sources, set inline by the caller (per input)"

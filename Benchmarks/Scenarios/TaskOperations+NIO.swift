@@ -35,7 +35,8 @@ final class NIOMapOnSucceeded: Scenario {
 ///
 /// Expected allocations per op: the new future, the returned future, callback contexts.
 final class NIOFlatMapOnSucceeded: Scenario {
-    let name = "SwiftNIO flatMap on a succeeded future, returning a new succeeded future, on its loop (captures the loop)"
+    let name =
+        "SwiftNIO flatMap on a succeeded future, returning a new succeeded future, on its loop (captures the loop)"
     let subject = Subject.nio
     let expectedAllocations = "~4: two futures, callback contexts"
     private let loop: any EventLoop
