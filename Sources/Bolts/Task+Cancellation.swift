@@ -108,13 +108,20 @@ internal final class _TimeoutLink<T: Sendable>: Sendable {
 }
 
 /// A Dispatch timer that fires once; `cancel()` releases its handler at once.
+///
+/// Timers fire on a queue of their own, not on `DispatchQueue.global()`: the global pool's
+/// few threads can all be busy or blocked (a loaded server, `concurrentPerform`, blocking
+/// waits), and a delay or timeout must not be postponed by that. A labelled queue gets a
+/// thread even when the global pool is saturated.
 //
 // @unchecked Sendable: `source` is immutable and DispatchSource's methods are thread-safe.
 internal final class _OneShotTimer: @unchecked Sendable {
     private let source: DispatchSourceTimer
 
+    static let queue = DispatchQueue(label: "bolts.timers", attributes: .concurrent)
+
     init(after seconds: Double, _ handler: @escaping @Sendable () -> Void) {
-        source = DispatchSource.makeTimerSource(queue: .global())
+        source = DispatchSource.makeTimerSource(queue: _OneShotTimer.queue)
         let source = self.source
         source.setEventHandler {
             handler()

@@ -98,7 +98,7 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(configuration.timeout, 0) * 1e9)
         // The timer holds the resolution weakly: once the chain of fetches ends and lets go of it, nothing is kept
         // alive until the deadline.
-        DispatchQueue.global().asyncAfter(deadline: .now() + max(configuration.timeout, 0)) {
+        appLinkTimerQueue.asyncAfter(deadline: .now() + max(configuration.timeout, 0)) {
             [weak resolution, configuration] in
             resolution?.source.trySet(
                 error: AppLinkResolutionError.timedOut(url: url, seconds: configuration.timeout))
@@ -200,3 +200,8 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
 private final class PendingResolution: Sendable {
     let source = TaskCompletionSource<AppLinkPage>()
 }
+
+/// Where resolution deadlines fire: a queue of our own rather than `DispatchQueue.global()`, whose few threads
+/// can all be busy (or blocked) in a loaded server, which would postpone a timeout by as long as they stay busy.
+/// Queues made with a label get a thread even when the global pool is saturated.
+let appLinkTimerQueue = DispatchQueue(label: "bolts.applinks.timers", attributes: .concurrent)

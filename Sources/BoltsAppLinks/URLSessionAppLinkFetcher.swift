@@ -8,7 +8,8 @@ import Foundation
 /// The default ``AppLinkHTTPFetching`` client, on Foundation's `URLSession`.
 ///
 /// It never follows redirects, stops reading (and cancels the transfer) as soon as the body, or its announced
-/// `Content-Length`, passes the request's limit, and cancels the transfer at the request's timeout. Completions
+/// `Content-Length`, passes the request's limit, and fails the task at the request's timeout (the transfer itself
+/// is left to end on its own: cancelling it can crash FoundationNetworking on Linux mid-redirect). Completions
 /// arrive on the session's delegate queue; the returned task completes there.
 public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
     /// A fetcher shared by every resolver that is not given one.
@@ -37,7 +38,11 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
         var urlRequest = URLRequest(
             url: request.url,
             cachePolicy: .reloadIgnoringLocalCacheData,
-            timeoutInterval: max(request.timeout, 0.001)
+            // Well past our own deadline (below), which is what fails the task on time. FoundationNetworking on
+            // Linux traps when its own timeout (or a cancel) lands while a redirect callback is in flight
+            // ("Received callback for HTTP redirection, but we're not waiting for it"), so neither may race
+            // the redirect refusal; the transfer is only left to end on its own, later.
+            timeoutInterval: max(request.timeout, 0.001) * 2 + 30
         )
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
@@ -45,12 +50,10 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
         let dataTask = session.dataTask(with: urlRequest)
         let identifier = dataTask.taskIdentifier
         delegate.register(identifier, request: request, source: source)
-        // Weak captures: a finished transfer is not kept alive until its deadline.
-        DispatchQueue.global().asyncAfter(deadline: .now() + max(request.timeout, 0)) {
-            [weak delegate, weak dataTask] in
-            if delegate?.fail(identifier, with: .timedOut(url: request.url, seconds: request.timeout)) == true {
-                dataTask?.cancel()
-            }
+        // At the deadline the task fails; the transfer is not cancelled (see `timeoutInterval` above for why).
+        // Weak capture: a finished transfer is not kept alive until its deadline.
+        appLinkTimerQueue.asyncAfter(deadline: .now() + max(request.timeout, 0)) { [weak delegate] in
+            delegate?.fail(identifier, with: .timedOut(url: request.url, seconds: request.timeout))
         }
         dataTask.resume()
         return source.task

@@ -122,8 +122,12 @@ struct ResolverHTTPTests {
         defer { server.stop() }
         let resolver = HTMLAppLinkResolver(configuration: .init(timeout: 0.5))
         let started = Date()
-        let error = await resolutionError(of: resolver.appLink(from: server.url("/slow")))
-        let elapsed = Date().timeIntervalSince(started)
+        let resolution = resolver.appLink(from: server.url("/slow"))
+        // Time the task's completion itself, not the await's resumption: in a parallel test run the awaiting
+        // Swift task may wait for a cooperative thread long after the resolution ended.
+        let ended = resolution.continueWith(.immediate) { _ in Date() }
+        let error = await resolutionError(of: resolution)
+        let elapsed = try await ended.value.timeIntervalSince(started)
         guard case .timedOut(_, let seconds) = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
             return
