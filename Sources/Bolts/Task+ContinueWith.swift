@@ -28,7 +28,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (Task<T>) throws -> U
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, _ContinueWithStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line, _ContinueWithStep(antecedent: self, body: continuation)
+        )
     }
 
     /// Like ``continueWith(_:cancellationToken:file:line:continuation:)``, but the closure
@@ -42,7 +44,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (Task<T>) throws -> Task<U>
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, _ContinueWithTaskStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line,
+            _ContinueWithTaskStep(antecedent: self, body: continuation))
     }
 
     /// Runs `continuation` with the value when this task succeeds. If it fails or is
@@ -57,7 +61,8 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (T) throws -> U
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnSuccessStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line, _OnSuccessStep(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnSuccessWith(_:cancellationToken:file:line:continuation:)``, but the
@@ -71,7 +76,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (T) throws -> Task<U>
     ) -> Task<U> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnSuccessTaskStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line,
+            _OnSuccessTaskStep(antecedent: self, body: continuation))
     }
 
     /// Runs `continuation` with the error when this task fails, to recover a value. If it
@@ -86,7 +93,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> T
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedStep<T, any Error>(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line,
+            _OnErrorTypedStep<T, any Error>(antecedent: self, body: continuation))
     }
 
     /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)`` for errors
@@ -100,7 +109,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (E) throws -> T
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line, _OnErrorTypedStep(antecedent: self, body: continuation)
+        )
     }
 
     /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)-(_,_,_,_,(any Error)->T)``,
@@ -114,7 +125,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (any Error) throws -> Task<T>
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedTaskStep<T, any Error>(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line,
+            _OnErrorTypedTaskStep<T, any Error>(antecedent: self, body: continuation))
     }
 
     /// The typed form of ``continueOnErrorWithTask(_:cancellationToken:file:line:continuation:)``:
@@ -128,7 +141,9 @@ extension Task {
         line: UInt = #line,
         continuation: @escaping @Sendable (E) throws -> Task<T>
     ) -> Task<T> {
-        _continue(executor, cancellationToken, file: file, line: line, _OnErrorTypedTaskStep(antecedent: self, body: continuation))
+        _continue(
+            executor, cancellationToken, file: file, line: line,
+            _OnErrorTypedTaskStep(antecedent: self, body: continuation))
     }
 
     // MARK: Machinery

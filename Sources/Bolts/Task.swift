@@ -1,5 +1,13 @@
 import CBoltsRuntime
 
+//
+// @unchecked Sendable, proven by these invariants:
+//  1. The success value (in the core's payload) and `_error` are written only by the thread whose `bolts_task_claim`
+//     succeeded, and only before its `bolts_task_publish` (release).
+//  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
+//     so every read happens-after the single write; after publish they never change.
+//  3. `_step`/`_executor` (in the base) are written before the job that reads them is pushed with a
+//     release CAS, and read and cleared only by that job, which runs once.
 /// A thread-safe promise: a `Task` ends exactly once, in success (with a value), in an error,
 /// or cancelled, and runs the continuations added to it after that outcome is visible.
 ///
@@ -16,14 +24,6 @@ import CBoltsRuntime
 /// Memory ordering: the state lives in one atomic word of the C core. The completer writes
 /// the outcome, then publishes it with a release exchange; every reader (`completed`,
 /// `result`, a continuation) goes through an acquire load of that word first.
-//
-// @unchecked Sendable, proven by these invariants:
-//  1. The success value (in the core's payload) and `_error` are written only by the thread whose `bolts_task_claim`
-//     succeeded, and only before its `bolts_task_publish` (release).
-//  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
-//     so every read happens-after the single write; after publish they never change.
-//  3. `_step`/`_executor` (in the base) are written before the job that reads them is pushed with a
-//     release CAS, and read and cleared only by that job, which runs once.
 public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @usableFromInline
     internal init(_pendingAt file: StaticString, line: UInt) {

@@ -1,14 +1,14 @@
 import CBoltsRuntime
 
-/// The non-generic part of every ``Task``: the C core's task, the error payload, the
-/// pending continuation step and where the task was created. An implementation detail
-/// (underscored, not API): it exists so that the C core can call back into a task without
-/// knowing its value type.
 //
 // @unchecked Sendable: the mutable fields follow the invariants listed on `Task`
 // (`_error` is written once before the release that publishes completion and read only
 // after an acquire that saw it; `_step` and `_executor` are handed over by the release CAS
 // that pushes the job that reads them, and read and cleared only by that job).
+/// The non-generic part of every ``Task``: the C core's task, the error payload, the
+/// pending continuation step and where the task was created. An implementation detail
+/// (underscored, not API): it exists so that the C core can call back into a task without
+/// knowing its value type.
 public class _BoltsTaskBase: @unchecked Sendable {
     /// The C state machine (`bolts_task_t *`), owned by this object.
     @usableFromInline

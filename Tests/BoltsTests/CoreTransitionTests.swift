@@ -21,7 +21,9 @@ import Testing
         context.pointee.probe.log.append(context.pointee.id)
     }
 
-    func makeJob(_ probe: Probe, _ id: Int, _ keep: inout [UnsafeMutablePointer<Context>]) -> UnsafeMutablePointer<bolts_job_t> {
+    func makeJob(_ probe: Probe, _ id: Int, _ keep: inout [UnsafeMutablePointer<Context>]) -> UnsafeMutablePointer<
+        bolts_job_t
+    > {
         let context = UnsafeMutablePointer<Context>.allocate(capacity: 1)
         context.initialize(to: Context(probe: probe, id: id))
         keep.append(context)

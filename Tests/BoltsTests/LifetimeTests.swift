@@ -12,15 +12,17 @@ import Testing
         do {
             for _ in 0..<10 {
                 let token = tracker.track()
-                children.append(tcs.task.continueWith { task in
-                    _ = token
-                    return task.result!
-                })
+                children.append(
+                    tcs.task.continueWith { task in
+                        _ = token
+                        return task.result!
+                    })
                 let other = tracker.track()
-                children.append(tcs.task.continueOnSuccessWithTask { value in
-                    _ = other
-                    return Task(value)
-                })
+                children.append(
+                    tcs.task.continueOnSuccessWithTask { value in
+                        _ = other
+                        return Task(value)
+                    })
             }
         }
         #expect(tracker.alive == 20)

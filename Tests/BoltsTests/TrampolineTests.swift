@@ -1,3 +1,4 @@
+import CBoltsRuntime
 import Testing
 
 @testable import Bolts
@@ -89,5 +90,3 @@ import Testing
         #expect(deferredBefore.values[1] > deferredBefore.values[0])
     }
 }
-
-import CBoltsRuntime
