@@ -1,5 +1,10 @@
 import CBoltsRuntime
 
+//
+// @unchecked Sendable: (1) the only stored property, `_core`, is immutable; (2) it points
+// at a C token whose every operation is thread-safe (see bolts_token.h); (3) this object
+// owns one reference to the C token from `init` to `deinit`, so the pointer is valid for
+// every call made through this object.
 /// A token that tells work whether it should stop, and calls handlers when it must.
 ///
 /// Get one from a ``CancellationTokenSource`` (`source.token`) and pass it to the work
@@ -17,11 +22,6 @@ import CBoltsRuntime
 /// before it called `cancel()` is visible to the reader. Handlers run synchronously on the
 /// thread that calls `cancel()`, in the order they were registered, so every handler has
 /// returned when `cancel()` returns.
-//
-// @unchecked Sendable: (1) the only stored property, `_core`, is immutable; (2) it points
-// at a C token whose every operation is thread-safe (see bolts_token.h); (3) this object
-// owns one reference to the C token from `init` to `deinit`, so the pointer is valid for
-// every call made through this object.
 public final class CancellationToken: @unchecked Sendable {
     /// The C token; this object owns one reference to it.
     @usableFromInline

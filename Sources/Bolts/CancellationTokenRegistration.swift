@@ -1,12 +1,12 @@
 import CBoltsRuntime
 
-/// A handler registered on a ``CancellationToken``; ``dispose()`` removes it.
-///
-/// Dropping a registration does not remove its handler: only ``dispose()`` does.
 //
 // @unchecked Sendable: (1) `_node` is immutable; (2) it is nil or a C registration handle
 // whose operations are thread-safe (bolts_token.h); (3) this object owns that handle from
 // `init` until `deinit`, which releases it exactly once.
+/// A handler registered on a ``CancellationToken``; ``dispose()`` removes it.
+///
+/// Dropping a registration does not remove its handler: only ``dispose()`` does.
 public final class CancellationTokenRegistration: @unchecked Sendable {
     /// The C handle, or nil for a registration whose handler already ran or was dropped.
     internal let _node: OpaquePointer?

@@ -1,6 +1,5 @@
 import CBoltsRuntime
 
-//
 // @unchecked Sendable: the mutable fields follow the invariants listed on `Task`
 // (`_error` is written once before the release that publishes completion and read only
 // after an acquire that saw it; `_step` and `_executor` are handed over by the release CAS
