@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Model-checks the C core's task state machine (Model/task.pml) and token registration list
+# (Model/token.pml) with spin, exhaustively, for small bounds. See Model/README.md.
+#
+#   Model/run.sh                       # every check at the default bounds (about 2 minutes here)
+#   TASK_ADDERS=4 TOKEN_REGS=3 Model/run.sh
+#   MODEL_ONLY=token Model/run.sh      # only the checks whose name contains "token"
+#
+# Environment (all optional):
+#   TASK_ADDERS       adders in the task checks that race one or two completers      (default 3)
+#   TASK_COMPLETERS   completers racing trySet/trySet/tryCancel in task-race           (default 3)
+#   TOKEN_REGS        registrations in the token checks                              (default 2)
+#   MODEL_LTL         1: also run the liveness (LTL, weak fairness) checks            (default 1)
+#   MODEL_LTL_FULL    1: run the token liveness check at TOKEN_REGS with dispose too  (default 0;
+#                     about a minute at TOKEN_REGS=2)
+#   MODEL_MUTANTS     1: also check that deliberately broken variants are caught      (default 1)
+#   MODEL_KNOWN_OK    1: the open findings listed in Model/FINDINGS.md (KNOWN below) are
+#                     reported but do not fail the run                                (default 0)
+#   MODEL_ONLY        run only the checks whose name contains this string
+#   MODEL_MEMORY_MB   memory limit of each verifier (pan -DMEMLIM)                     (default 4096)
+#   MODEL_TIMEOUT     seconds allowed per check                                      (default 900)
+#   MODEL_WORK_DIR    where to build verifiers and keep trails (default: a new temporary directory)
+#
+# Exit status: 0 when every check ended as expected (properties hold; each mutant is caught);
+# 1 otherwise, after printing the counterexample trail of each failure. An incomplete search
+# (depth or memory limit reached) counts as a failure.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+adders="${TASK_ADDERS:-3}"
+completers="${TASK_COMPLETERS:-3}"
+regs="${TOKEN_REGS:-2}"
+ltl="${MODEL_LTL:-1}"
+ltl_full="${MODEL_LTL_FULL:-0}"
+mutants="${MODEL_MUTANTS:-1}"
+known_ok="${MODEL_KNOWN_OK:-0}"
+only="${MODEL_ONLY:-}"
+memory="${MODEL_MEMORY_MB:-4096}"
+limit="${MODEL_TIMEOUT:-900}"
+work="${MODEL_WORK_DIR:-$(mktemp -d -t bolts-model.XXXXXX)}"
+mkdir -p "$work"
+
+for tool in spin gcc; do
+    command -v "$tool" >/dev/null || { echo "Model/run.sh: $tool is not installed (apt-get install spin gcc)"; exit 1; }
+done
+[ "$adders" -ge 1 ] && [ "$adders" -le 5 ] || { echo "TASK_ADDERS must be 1..5"; exit 1; }
+[ "$completers" -ge 1 ] && [ "$completers" -le 5 ] || { echo "TASK_COMPLETERS must be 1..5"; exit 1; }
+[ "$regs" -ge 1 ] && [ "$regs" -le 3 ] || { echo "TOKEN_REGS must be 1..3"; exit 1; }
+
+# Checks that reproduce an open finding of Model/FINDINGS.md (name -> finding).
+declare -A KNOWN=(
+    [task-thread-order]=F1
+    [task-deep-waiter]=F2
+    [task-ltl-wake-deep]=F2
+)
+
+failures=0
+known_failures=0
+summary=()
+total_start=$(date +%s)
+
+# check NAME MODEL EXPECT MODE DEFINES...
+#   EXPECT: pass (no error) | fail (a mutant: an error is expected)
+#   MODE:   safety | ltl:<claim name>
+check() {
+    local name="$1" model="$2" expect="$3" mode="$4"
+    shift 4
+    local defines=("$@")
+    if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then return; fi
+    local dir="$work/$name"
+    rm -rf "$dir" && mkdir -p "$dir" && cp "$here/$model" "$dir/"
+    local cflags=(-w -O2 -DCOLLAPSE "-DMEMLIM=$memory")
+    local runflags=(-m200000)
+    if [ "$mode" = safety ]; then
+        cflags+=(-DSAFETY -DNOCLAIM)
+    else
+        cflags+=(-DNFAIR=4)
+        runflags+=(-a -f -N "${mode#ltl:}")
+    fi
+    local start end out errors states status
+    start=$(date +%s.%N)
+    (
+        cd "$dir" &&
+        spin "${defines[@]}" -a "$model" > spin.log 2>&1 &&
+        gcc "${cflags[@]}" -o pan pan.c > gcc.log 2>&1 &&
+        timeout "$limit" ./pan "${runflags[@]}" > pan.log 2>&1
+    )
+    status=$?
+    end=$(date +%s.%N)
+    out="$dir/pan.log"
+    errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$out" 2>/dev/null | tail -1)
+    states=$(sed -n 's/^ *\([0-9.e+]*\) states, stored.*/\1/p' "$out" 2>/dev/null | tail -1)
+    local secs
+    secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+    local incomplete=""
+    if grep -qE "max search depth too small|out of memory|reached -DMEMLIM" "$out" 2>/dev/null; then
+        incomplete="incomplete search"
+    fi
+    local verdict
+    if [ -z "$errors" ]; then
+        verdict="BROKEN"   # did not build or did not finish
+    elif [ "$expect" = pass ] && [ "$errors" = 0 ] && [ -z "$incomplete" ]; then
+        verdict="ok"
+    elif [ "$expect" = fail ] && [ "$errors" != 0 ]; then
+        verdict="caught"
+    elif [ "$expect" = fail ]; then
+        verdict="MISSED"
+    elif [ -n "$incomplete" ]; then
+        verdict="INCOMPLETE"
+    else
+        verdict="VIOLATED"
+    fi
+    local finding="${KNOWN[$name]:-}"
+    local line
+    line=$(printf "%-34s %-11s %12s states %7s s   %s" "$name" "$verdict" "${states:-?}" "$secs" "${defines[*]}")
+    if [ "$verdict" = VIOLATED ] && [ -n "$finding" ]; then
+        line="$line   [open finding $finding]"
+    fi
+    echo "$line"
+    summary+=("$line")
+    case "$verdict" in
+        ok | caught) ;;
+        VIOLATED)
+            grep -E "^pan:|error|violated|invalid end state|acceptance cycle" "$out" | head -5 | sed 's/^/    /'
+            if [ -f "$dir/$model.trail" ]; then
+                (cd "$dir" && spin "${defines[@]}" -t -p "$model" > trail.txt 2>&1)
+                echo "    counterexample (last 25 steps; full trail: $dir/trail.txt):"
+                grep -E "^ *[0-9]+:[[:space:]]+proc" "$dir/trail.txt" | tail -25 | sed 's/^ */      /'
+            fi
+            if [ -n "$finding" ] && [ "$known_ok" = 1 ]; then
+                known_failures=$((known_failures + 1))
+            else
+                failures=$((failures + 1))
+            fi
+            ;;
+        *)
+            echo "    $verdict: see $dir (spin.log, gcc.log, pan.log)"
+            tail -5 "$out" 2>/dev/null | sed 's/^/    /'
+            failures=$((failures + 1))
+            ;;
+    esac
+}
+
+echo "== task.pml: state word, continuation stack, waiter (work dir: $work)"
+check task-adders             task.pml pass safety -DNADD="$adders" -DSEQ=1 -DNCOMP=1 -DWAITER=0
+check task-adders-race        task.pml pass safety -DNADD="$adders" -DSEQ=1 -DNCOMP=2 -DWAITER=0
+check task-race               task.pml pass safety -DNADD=1 -DSEQ=0 -DNCOMP="$completers" -DWAITER=1
+check task-waiter             task.pml pass safety -DNADD=2 -DSEQ=0 -DNCOMP=1 -DWAITER=1
+check task-timed-waiter       task.pml pass safety -DNADD=2 -DSEQ=0 -DNCOMP=2 -DWAITER=2
+check task-abandoned          task.pml pass safety -DNADD=2 -DSEQ=0 -DNCOMP=0 -DWAITER=2
+check task-thread-order       task.pml pass safety -DNADD=1 -DSEQ=1 -DNCOMP=1 -DWAITER=0 -DTHREAD_ORDER=1
+check task-deep-waiter        task.pml pass safety -DNADD=1 -DSEQ=0 -DNCOMP=1 -DWAITER=1 -DDEEP=1
+if [ "$ltl" = 1 ]; then
+    for claim in wake allrun visible order; do
+        check "task-ltl-$claim"   task.pml pass "ltl:$claim" -DNADD=2 -DSEQ=0 -DNCOMP=1 -DWAITER=1 -DSPURIOUS=0
+    done
+    check task-ltl-wake-deep  task.pml pass ltl:wake -DNADD=1 -DSEQ=0 -DNCOMP=1 -DWAITER=1 -DSPURIOUS=0 -DDEEP=1
+fi
+
+echo "== token.pml: registration list under RCU"
+check token-dispose           token.pml pass safety -DNREG="$regs" -DDISPOSE=1
+check token-self-dispose      token.pml pass safety -DNREG="$regs" -DDISPOSE=0 -DHANDLER=1
+check token-handler-disposes  token.pml pass safety -DNREG="$regs" -DDISPOSE=0 -DHANDLER=2
+check token-handler-reenters  token.pml pass safety -DNREG="$regs" -DDISPOSE=0 -DHANDLER=3
+check token-two-cancellers    token.pml pass safety -DNREG="$regs" -DDISPOSE=0 -DCANCEL2=1
+check token-dispose-vs-cancel token.pml pass safety -DNREG="$regs" -DDISPOSE=0 -DTDISPOSE=1
+check token-no-cancel         token.pml pass safety -DNREG="$regs" -DDISPOSE=1 -DCANCEL=0 -DTDISPOSE=1
+if [ "$ltl" = 1 ]; then
+    check token-ltl-nohang    token.pml pass ltl:nohang -DNREG=1 -DDISPOSE=1 -DCANCEL2=1
+    if [ "$ltl_full" = 1 ]; then
+        check token-ltl-nohang-full token.pml pass ltl:nohang -DNREG="$regs" -DDISPOSE=1 -DCANCEL2=1
+    fi
+fi
+
+if [ "$mutants" = 1 ]; then
+    echo "== self-test: broken variants must be caught"
+    check mutant-task-1-link-after-dispatch task.pml fail safety -DMUTANT=1 -DNADD=2 -DSEQ=0 -DNCOMP=2 -DWAITER=2
+    check mutant-task-2-relaxed-cas-failure task.pml fail safety -DMUTANT=2 -DNADD=2 -DSEQ=0 -DNCOMP=2 -DWAITER=2
+    check mutant-task-3-waiter-single-owner task.pml fail safety -DMUTANT=3 -DNADD=2 -DSEQ=0 -DNCOMP=2 -DWAITER=2
+    check mutant-task-4-claim-without-cas   task.pml fail safety -DMUTANT=4 -DNADD=2 -DSEQ=0 -DNCOMP=2 -DWAITER=2
+    check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
+    check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
+    check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1
+    check mutant-token-4-no-wake            token.pml fail safety -DMUTANT=4 -DNREG=2 -DDISPOSE=0 -DCANCEL2=1
+fi
+
+total=$(( $(date +%s) - total_start ))
+echo
+echo "== summary (${total} s; trails and logs in $work)"
+for line in "${summary[@]}"; do echo "$line"; done
+if [ "$failures" -gt 0 ]; then
+    echo "FAILED: $failures check(s) did not end as expected"
+    exit 1
+fi
+if [ "$known_failures" -gt 0 ]; then
+    echo "passed, except $known_failures check(s) reproducing open findings (MODEL_KNOWN_OK=1; see Model/FINDINGS.md)"
+fi
+exit 0
