@@ -16,6 +16,11 @@ extension Task {
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
+        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, completed {
+            // Runs now, before anyone could cancel: no registration needed.
+            step.perform(next)
+            return next
+        }
         if let registration = token._register({ next._tryCancel() }) {
             _whenComplete(next) { registration.disposeAndRelease() }
         }
