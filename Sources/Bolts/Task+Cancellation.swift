@@ -16,15 +16,17 @@ extension Task {
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
-        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, completed {
-            // Runs now, before anyone could cancel: no registration needed.
+        let runNow = executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue && completed
+        if runNow {
+            // Runs at once; the token matters only if the step left `next` waiting on a
+            // returned task.
             step.perform(next)
-            return next
+            if next.completed { return next }
         }
         if let registration = token._register({ next._tryCancel() }) {
             _whenComplete(next) { registration.disposeAndRelease() }
         }
-        if next.completed { return next }
+        if runNow || next.completed { return next }
         next._await(self, executor, _TokenGuardedStep(step: step, token: token))
         return next
     }
