@@ -360,8 +360,9 @@ static void add_worker(bolts_pool_t *pool) {
         return;
     }
     struct bolts_pool_slot *slot = &pool->slots[hwm];
-    /* Relaxed: published to the new thread by pthread_create, to scanners by the hwm
-     * release below. */
+    /* Relaxed, these four: published to the new thread by pthread_create and to scanners
+     * by the hwm release below; the counts need no order of their own (I6), and a new
+     * reference is taken by a holder of one (this worker's thread). */
     atomic_store_explicit(&slot->state, SLOT_ACTIVE, memory_order_relaxed);
     atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
@@ -369,14 +370,15 @@ static void add_worker(bolts_pool_t *pool) {
     /* Release: pairs with the acquire loads of hwm in scans. */
     atomic_store_explicit(&pool->hwm, hwm + 1, memory_order_release);
     if (start_thread(pool, slot) != 0) {
-        /* Relaxed: undo the counts; the slot stays in [0, hwm) with an empty queue. */
+        /* Relaxed, these four: undo the counts; nobody saw the thread. The slot stays in
+         * [0, hwm) with an empty queue. */
         atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_relaxed);
         atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_relaxed);
         fprintf(stderr, "bolts: pool '%s' could not start a compensating worker\n", pool->name);
     } else {
-        atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed); /* a statistic */
     }
     pthread_mutex_unlock(&pool->spawn_lock);
 }
@@ -384,7 +386,8 @@ static void add_worker(bolts_pool_t *pool) {
 /* An extra thread that is no longer needed becomes a spare (I6). */
 static bool try_retire(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     if (self->index < pool->target) return false;
-    /* Relaxed: a count; the CAS below decides. */
+    /* Relaxed, the load and the CAS: a count (I6); the CAS alone decides who retires,
+     * and retiring publishes nothing through it. */
     int u = atomic_load_explicit(&pool->unblocked, memory_order_relaxed);
     while (u > (int)pool->target) {
         if (atomic_compare_exchange_weak_explicit(&pool->unblocked, &u, u - 1, memory_order_relaxed,
@@ -419,8 +422,13 @@ static bool spare_wait(bolts_pool_t *pool, struct bolts_pool_slot *self) {
 }
 
 static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen) {
+    /* A dequeued job's link is stable (the dequeue either saw it set or moved the tail
+     * off the job) and names the next job of that queue, written by its producer on
+     * another CPU: start fetching it while this one runs. */
+    if (job->next != NULL) __builtin_prefetch(job->next);
     bolts_job_run(job);
-    /* Relaxed: statistics written only by this thread; readers want a recent value. */
+    /* Relaxed, both: statistics written only by this thread (so load + store, no RMW);
+     * readers want a recent value, not an ordering. */
     atomic_store_explicit(&self->executed, atomic_load_explicit(&self->executed, memory_order_relaxed) + 1,
                           memory_order_relaxed);
     if (stolen) {

@@ -53,7 +53,7 @@ private final class OrderChecker: @unchecked Sendable {
 }
 
 @Suite("SerialPoolExecutor")
-struct SerialExecutorTests {
+struct ThreadPoolSerialExecutorTests {
     @Test func closuresFromEightThreadsRunOneAtATimeInEachThreadsOrder() {
         let pool = ThreadPool(threadCount: 4, name: "serial")
         let executor = SerialPoolExecutor(pool: pool)

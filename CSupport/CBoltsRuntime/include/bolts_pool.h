@@ -77,8 +77,9 @@ typedef struct bolts_pool_metrics {
     uint64_t compensations;
     /** Jobs accepted but not yet started (submitted - executed, clamped at 0). */
     uint64_t queue_depth;
-    /** Worker threads alive (including spares), and how many are blocked in a wait. */
+    /** Worker threads alive, including spares kept for the next blocking worker. */
     uint32_t threads;
+    /** Workers blocked in a wait (`bolts_task_wait`) right now. */
     uint32_t blocked;
 } bolts_pool_metrics_t;
 
