@@ -27,12 +27,13 @@ _Static_assert(_Alignof(bolts_job_t) >= _Alignof(struct cds_wfcq_node),
 enum { POOL_OPEN = 0, POOL_CLOSING = 1, POOL_CLOSED = 2 };
 enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 
-/* What `find_work` returns besides a job: nothing anywhere, or a queue that holds work
- * this thread could not take yet (another consumer held it, or a producer was
- * pre-empted between its tail exchange and its link store). */
+/* What `take` and `find_work` return besides a job: nothing; a queue whose job cannot
+ * be taken yet because its producer was pre-empted between its tail exchange and its
+ * link store (BUSY); or a queue whose consumer flag another thread holds (HELD). */
 #define FOUND_NOTHING ((bolts_job_t *)NULL)
 #define FOUND_BUSY ((bolts_job_t *)(uintptr_t)1)
-#define IS_JOB(j) ((uintptr_t)(j) > 1)
+#define FOUND_HELD ((bolts_job_t *)(uintptr_t)2)
+#define IS_JOB(j) ((uintptr_t)(j) > 2)
 
 /* How long an idle worker keeps scanning before it parks. A futex wake round trip costs
  * ~55 us on the project's VMs, so parking too eagerly is expensive; spinning too long
@@ -110,7 +111,7 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
     if (cds_wfcq_empty(&slot->head, &slot->tail)) return FOUND_NOTHING;
     /* Acquire: pairs with the release below in the previous consumer, so the head it
      * moved is what this dequeue starts from (I2). */
-    if (atomic_exchange_explicit(&slot->consumer, 1, memory_order_acquire) != 0) return FOUND_BUSY;
+    if (atomic_exchange_explicit(&slot->consumer, 1, memory_order_acquire) != 0) return FOUND_HELD;
     struct cds_wfcq_node *node = __cds_wfcq_dequeue_nonblocking(&slot->head, &slot->tail);
     /* Release: publishes this dequeue's head update to the next consumer's acquire. */
     atomic_store_explicit(&slot->consumer, 0, memory_order_release);
@@ -119,11 +120,15 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
     return (bolts_job_t *)node;
 }
 
-/* Own queue first, then every other slot in [0, hwm), starting after our own. */
+/* Own queue first, then every other slot in [0, hwm), starting after our own. Reports
+ * BUSY if a queue was mid-enqueue, else HELD if a queue's flag was taken, else nothing.
+ * The worker loop treats HELD as nothing (the holder is draining that queue, and a
+ * worker still cannot park while a queue is non-empty: `any_work`); final scans after
+ * CLOSED treat it as "try again", or two scanners could each leave a queue to the other. */
 static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     bolts_job_t *job = take(self);
     if (IS_JOB(job)) return job;
-    bool busy = job == FOUND_BUSY;
+    bolts_job_t *why = job;
     /* Acquire: pairs with the release in `add_worker`, so a new slot's fields are set. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     uint32_t i = self->index;
@@ -134,9 +139,9 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
             *stolen = true;
             return job;
         }
-        busy |= job == FOUND_BUSY;
+        if (job == FOUND_BUSY || (job == FOUND_HELD && why == FOUND_NOTHING)) why = job;
     }
-    return busy ? FOUND_BUSY : FOUND_NOTHING;
+    return why;
 }
 
 /* Whether any queue holds a job (possibly one still being linked in). */
@@ -167,7 +172,11 @@ static void sweep(bolts_pool_t *pool) {
             bolts_job_t *job = take(slot);
             if (job == FOUND_NOTHING) break;
             if (job == FOUND_BUSY) {
-                sched_yield(); /* a consumer or a pre-empted producer: let it finish */
+                sched_yield(); /* a pre-empted producer: let it finish its enqueue */
+                continue;
+            }
+            if (job == FOUND_HELD) {
+                bolts__cpu_relax(); /* another consumer: it drops the flag after one dequeue */
                 continue;
             }
             /* Relaxed: a statistic. */

@@ -7,7 +7,7 @@ import CBoltsRuntime
 /// next queue of a per-thread rotation, and a worker whose queue is empty steals from the
 /// others. Submitting takes no lock and, for ``execute(_:)``, allocates one 64-byte block
 /// from a cache that is built for "producers allocate, workers free". Idle workers spin
-/// for about a microsecond and then park on a futex; a submission wakes one only when it
+/// for a few microseconds and then park on a futex; a submission wakes one only when it
 /// finds a queue empty and no worker searching.
 ///
 /// Use it directly, as a Bolts executor (``Executor/pool(_:)``: continuations are handed
