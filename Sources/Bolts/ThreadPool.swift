@@ -166,6 +166,12 @@ extension ThreadPool {
         return record
     }
 
+    /// Runs `job` on the C pool `cPool` (a ``ThreadPool``'s `_pool`) without touching the
+    /// Swift object, so without retaining it: for `Executor.execute`'s pool fast path.
+    internal static func _execute(onCPool cPool: OpaquePointer, _ job: @escaping @Sendable () -> Void) {
+        bolts_pool_submit(cPool, _makeClosureJob(job))
+    }
+
     /// Frees a job made by `_makeClosureJob` that was never run.
     internal static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
         let base = UnsafeMutableRawPointer(record)
