@@ -106,7 +106,9 @@ struct BenchmarksCommand: ParsableCommand {
 
         let progress = Progress()
         progress.begin(total: taskOperations.count + executors.count)
-        let runner = Runner(settings: settings, progress: progress)
+        // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
+        // mean a hang.
+        let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300))
         var results: [ComparisonResult] = []
         for comparison in taskOperations {
             progress.next("\(comparison.group): \(comparison.operation)")

@@ -56,10 +56,18 @@ struct ComparisonResult {
 final class Runner {
     let settings: RunSettings
     let progress: Progress
+    let watchdog: Watchdog
 
-    init(settings: RunSettings, progress: Progress) {
+    init(settings: RunSettings, progress: Progress, watchdog: Watchdog) {
         self.settings = settings
         self.progress = progress
+        self.watchdog = watchdog
+    }
+
+    /// Shows `text` on the progress line and tells the watchdog that work goes on.
+    private func step(_ text: String) {
+        watchdog.beat(text)
+        progress.update(text)
     }
 
     func run(_ comparison: Comparison) -> ComparisonResult {
@@ -77,11 +85,11 @@ final class Runner {
         var iterations = [Int](repeating: 0, count: comparison.entries.count)
         for (index, entry) in comparison.entries.enumerated() {
             let scenario = entry.scenario
-            progress.update("\(comparison.operation): \(scenario.name): set-up and calibration")
+            step("\(comparison.operation): \(scenario.name): set-up and calibration")
             do {
                 try scenario.setUp()
                 iterations[index] = try calibrate(scenario)
-                progress.update("\(comparison.operation): \(scenario.name): warm-up")
+                step("\(comparison.operation): \(scenario.name): warm-up")
                 _ = try scenario.run(iterations: iterations[index])
                 (scenario as? LatencyRecording)?.resetLatencies()
             } catch {
@@ -93,7 +101,7 @@ final class Runner {
                 let index = (round + offset) % comparison.entries.count
                 guard results[index].error == nil else { continue }
                 let scenario = comparison.entries[index].scenario
-                progress.update(
+                step(
                     "\(comparison.operation): \(scenario.name): sample \(round + 1)/\(settings.repetitions)"
                 )
                 do {
