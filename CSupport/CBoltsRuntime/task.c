@@ -18,6 +18,9 @@
 #define STATE_CLAIMED ((uintptr_t)1)
 #define STATE_DONE ((uintptr_t)2)
 #define STATE_TAGS ((uintptr_t)3)
+/* DONE|CLAIMED with a (maybe empty) stack: complete, and the completer is still
+ * dispatching; jobs added now are pushed so that it runs them after the earlier ones. */
+#define STATE_DISPATCHING (STATE_DONE | STATE_CLAIMED)
 
 _Static_assert(_Alignof(bolts_job_t) >= 4, "job addresses must leave two tag bits free");
 _Static_assert((STATE_DONE & STATE_CLAIMED) == 0, "DONE and CLAIMED are distinct bits");
@@ -61,7 +64,7 @@ void bolts_task_destroy(bolts_task_t *task) {
     /* Relaxed: destroy races nothing (see the header); the owner's last release already
      * ordered every earlier access before this point. */
     uintptr_t s = atomic_load_explicit(&task->state, memory_order_relaxed);
-    if (s != STATE_DONE) {
+    if (!(s & STATE_DONE)) {
         /* Abandoned while pending: the jobs can never run. Let each release what it holds,
          * and free the records the runtime owns. */
         bolts_job_t *job = (bolts_job_t *)(s & ~STATE_TAGS);
@@ -86,8 +89,14 @@ bolts_outcome_t bolts_task_state(const bolts_task_t *task) {
     /* Acquire: pairs with the release half of publish's exchange, so the outcome and
      * the payload written before it are visible once DONE is seen. */
     uintptr_t s = atomic_load_explicit(&((bolts_task_t *)task)->state, memory_order_acquire);
-    if (s != STATE_DONE) return BOLTS_PENDING;
+    if (!(s & STATE_DONE)) return BOLTS_PENDING;
     return (bolts_outcome_t)task->outcome;
+}
+
+bool bolts_task_settled(const bolts_task_t *task) {
+    /* Acquire: as in bolts_task_state; DONE alone also means no job is still being
+     * dispatched by the completer. */
+    return atomic_load_explicit(&((bolts_task_t *)task)->state, memory_order_acquire) == STATE_DONE;
 }
 
 bool bolts_task_claim(bolts_task_t *task) {
@@ -104,16 +113,8 @@ bool bolts_task_claim(bolts_task_t *task) {
     }
 }
 
-void bolts_task_publish(bolts_task_t *task, bolts_outcome_t outcome) {
-    task->outcome = (uint8_t)outcome;
-    /* acq_rel: release publishes the outcome and the payload to every later acquire of
-     * the state word (bolts_task_state, bolts_task_add); acquire pairs with the release
-     * of each add's CAS so the pushed jobs' fields are visible here. */
-    uintptr_t s = atomic_exchange_explicit(&task->state, STATE_DONE, memory_order_acq_rel);
-    if (!(s & STATE_CLAIMED) || s == STATE_DONE) {
-        fputs("bolts: task published without a claim, or twice\n", stderr);
-        abort();
-    }
+/* Dispatches a stack taken from the state word, oldest job first. */
+static void dispatch_stack(uintptr_t s) {
     /* The stack is newest-first: reverse it so jobs run in the order they were added. */
     bolts_job_t *list = (bolts_job_t *)(s & ~STATE_TAGS);
     bolts_job_t *ordered = NULL;
@@ -131,23 +132,54 @@ void bolts_task_publish(bolts_task_t *task, bolts_outcome_t outcome) {
     }
 }
 
-void bolts_task_add(bolts_task_t *task, bolts_job_t *job) {
-    /* Acquire: if the task is already DONE, pairs with publish's release so the job
-     * (which reads the outcome) sees it. */
+void bolts_task_publish(bolts_task_t *task, bolts_outcome_t outcome) {
+    task->outcome = (uint8_t)outcome;
+    /* acq_rel: release publishes the outcome and the payload to every later acquire of
+     * the state word (bolts_task_state, bolts_task_add); acquire pairs with the release
+     * of each add's CAS so the pushed jobs' fields are visible here. */
+    uintptr_t s = atomic_exchange_explicit(&task->state, STATE_DISPATCHING, memory_order_acq_rel);
+    if (!(s & STATE_CLAIMED) || (s & STATE_DONE)) {
+        fputs("bolts: task published without a claim, or twice\n", stderr);
+        abort();
+    }
+    dispatch_stack(s);
+    /* Jobs added while we dispatched were pushed (they saw DISPATCHING), so that they run
+     * after the earlier ones: keep taking them until the word can settle to DONE. */
+    for (;;) {
+        uintptr_t expected = STATE_DISPATCHING;
+        /* Success, acq_rel (release is what matters): orders our dispatching before any adder that sees DONE and
+         * runs its job itself (it belongs to the release sequence of the exchange above
+         * anyway). Failure, acquire: pairs with the adders' release CAS, so the late jobs'
+         * fields are visible before we take them. */
+        if (atomic_compare_exchange_strong_explicit(&task->state, &expected, STATE_DONE, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return;
+        /* Acquire: same pairing as the failure order above, for the jobs we now take. */
+        dispatch_stack(atomic_exchange_explicit(&task->state, STATE_DISPATCHING, memory_order_acquire));
+    }
+}
+
+/* Pushes a job unless the task has settled (DONE, nothing being dispatched); returns
+ * whether it pushed. A push onto DISPATCHING is run by the completer after its earlier
+ * jobs. */
+static bool task_push(bolts_task_t *task, bolts_job_t *job) {
+    /* Acquire: if the task has settled, pairs with publish's release so the caller (which
+     * then runs the job, and the job reads the outcome) sees it. */
     uintptr_t s = atomic_load_explicit(&task->state, memory_order_acquire);
     for (;;) {
-        if (s == STATE_DONE) {
-            bolts_dispatch(job);
-            return;
-        }
+        if (s == STATE_DONE) return false;
         job->next = (bolts_job_t *)(s & ~STATE_TAGS);
-        /* Success, release: publishes job's fields to publish's acquire exchange.
-         * Failure, acquire: the new value may be DONE, which then needs the same
-         * pairing as the initial load. */
+        /* Success, release: publishes job's fields to the exchange that takes the stack.
+         * Failure, acquire: the new value may be DONE, which then needs the same pairing as
+         * the initial load. */
         if (atomic_compare_exchange_weak_explicit(&task->state, &s, (uintptr_t)job | (s & STATE_TAGS),
                                                   memory_order_release, memory_order_acquire))
-            return;
+            return true;
     }
+}
+
+void bolts_task_add(bolts_task_t *task, bolts_job_t *job) {
+    if (!task_push(task, job)) bolts_dispatch(job);
 }
 
 void bolts_task_mark_observed(bolts_task_t *task) {
@@ -216,7 +248,13 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     /* Relaxed: w is private until bolts_task_add's release CAS publishes it. */
     atomic_init(&w->woken, 0);
     atomic_init(&w->refs, 2);
-    bolts_task_add(task, &w->job);
+    if (!task_push(task, &w->job)) {
+        /* Settled meanwhile. Never dispatch the waiter's own job here: 20 levels deep it
+         * would be deferred to this thread's run queue, which nobody drains while we sleep
+         * (found by the model, Model/FINDINGS.md F2). */
+        bolts__block_free(w);
+        return true;
+    }
 
     bolts__pool_blocking_begin();
     bool done = true;

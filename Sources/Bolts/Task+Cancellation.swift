@@ -16,7 +16,7 @@ extension Task {
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
-        let runNow = executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue && completed
+        let runNow = executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue && bolts_task_settled(_core)
         if runNow {
             // Runs at once; the token matters only if the step left `next` waiting on a
             // returned task.

@@ -167,9 +167,10 @@ extension Task {
             return _continue(executor, token: token, file: file, line: line, step)
         }
         let next = Task<U>(_pendingAt: file, line: line)
-        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, completed {
-            // Already complete and inline: run now. Nothing waits on `next` yet, so this
-            // cannot recurse into other continuations, and it needs no job.
+        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, bolts_task_settled(_core) {
+            // Settled (complete, nothing still being dispatched) and inline: run now. Nothing
+            // waits on `next` yet, so this cannot recurse into other continuations, and it
+            // needs no job.
             step.perform(next)
             return next
         }

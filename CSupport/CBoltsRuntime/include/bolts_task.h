@@ -10,25 +10,34 @@
  *   | head pointer (maybe NULL) | 0  | pending; `head` is the newest waiting job        |
  *   | head pointer (maybe NULL) | 1  | pending and CLAIMED: one completer owns the      |
  *   |                                |   outcome fields; jobs may still be pushed       |
- *   | BOLTS_STATE_DONE (2)           | complete; the outcome fields are immutable       |
+ *   | head pointer (maybe NULL) | 3  | DISPATCHING: complete (the outcome is immutable  |
+ *   |                                |   and visible); the completer is still running   |
+ *   |                                |   jobs; late jobs are pushed so it runs them next |
+ *   | BOLTS_STATE_DONE (2)           | settled: complete, nothing left to dispatch      |
  *
  * Job records are 8-byte aligned, so the two low bits are free for the tags.
  *
  * Transitions:
- *   add      pending|claimed → same tag, head = job  (CAS, release: publishes job->next)
- *            DONE → run the job now (acquire load, pairs with `publish`'s release)
- *   claim    pending(0) → claimed(1)                  (CAS, acquire+release; fails if claimed or done)
- *   publish  claimed → DONE, returns the whole stack  (exchange, acq_rel: release makes the
- *            outcome visible to every later acquire; acquire makes the pushed jobs visible)
+ *   add      pending|claimed|dispatching → same tag, head = job (CAS, release: publishes
+ *            job->next); settled → run the job now (acquire load, pairs with the release
+ *            of the exchange in `publish`)
+ *   claim    pending(0) → claimed(1)                  (CAS; fails if claimed or complete)
+ *   publish  claimed → dispatching(empty), returns the stack (exchange, acq_rel: release
+ *            makes the outcome visible to every later acquire; acquire makes the pushed
+ *            jobs visible); then, until a CAS dispatching(empty) → settled succeeds, takes
+ *            and runs the jobs pushed meanwhile (exchange, acquire)
  *
  * Why this detects a push racing completion: the push is a CAS on the same word that
- * `publish` exchanges. A push that lands before the exchange is in the returned stack;
- * a push whose CAS fails because the word became DONE re-reads, sees DONE, and runs
- * its job itself. No job can land after the exchange, so none is lost, and none is run
- * twice. (liburcu's lfstack has no closed state, which is why the stack lives in the
- * state word here instead.)
+ * `publish` exchanges. A push that lands before the first exchange is in the returned
+ * stack; one that lands while the completer dispatches is taken by its next exchange; a
+ * push that sees the word settled runs its job itself. No job can be lost (the completer
+ * only settles from an empty DISPATCHING state), and none is run twice.
  *
- * The stack is LIFO; `publish` reverses it so jobs run in registration order.
+ * Order: jobs run in the order they were added, including jobs added while the completer
+ * is still dispatching (they are run after the earlier ones, by the completer). A job
+ * added after the task settled runs at once, on the adding thread.
+ *
+ * The stack is LIFO; `publish` reverses each batch so jobs run in registration order.
  *
  * What may run concurrently: any number of `add`, `claim`, `state` and `wait` calls,
  * from any threads, with each other and with one `publish`. `publish` must be called
@@ -68,6 +77,11 @@ void bolts_task_destroy(bolts_task_t *_Nonnull task);
  *  release in `bolts_task_publish`, so a non-pending answer makes the payload that the
  *  completer wrote visible to the caller. */
 bolts_outcome_t bolts_task_state(const bolts_task_t *_Nonnull task);
+
+/** Whether the task is complete and its completer has finished dispatching (acquire,
+ *  like `bolts_task_state`). A continuation may be run directly, bypassing `add`, only
+ *  when this is true; otherwise it could overtake jobs added before it. */
+bool bolts_task_settled(const bolts_task_t *_Nonnull task);
 
 /** Tries to become the task's one completer. Returns true exactly once per task. */
 bool bolts_task_claim(bolts_task_t *_Nonnull task);
