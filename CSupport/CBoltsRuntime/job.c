@@ -51,6 +51,7 @@ typedef struct thread_state {
 static __thread thread_state_t tls __attribute__((tls_model("initial-exec")));
 #define cache_head tls.cache_head
 #define cache_count tls.cache_count
+#ifndef BOLTS_NO_BLOCK_CACHE
 static pthread_key_t cache_key;
 static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
 
@@ -73,6 +74,7 @@ static void cache_key_create(void) {
         abort();
     }
 }
+#endif
 
 static void *block_malloc(void) {
     void *p = malloc(BOLTS_BLOCK_SIZE);
@@ -116,8 +118,14 @@ void bolts__block_free(void *block) {
 
 /* ---- Jobs ---------------------------------------------------------------------------- */
 
+/* Job records (48 bytes) come from the pool's 64-byte blocks rather than the 128-byte task
+ * blocks above: those are recycled across threads (a job made on one thread is usually
+ * freed on another: the completer's or a pool worker's), where this file's per-thread
+ * cache would fall back to malloc. */
+_Static_assert(sizeof(bolts_job_t) <= BOLTS_POOL_BLOCK_SIZE, "a job must fit in a pool block");
+
 bolts_job_t *bolts_job_create(bolts_job_fn fn, void *context) {
-    bolts_job_t *job = bolts__block_alloc();
+    bolts_job_t *job = bolts_pool_block_alloc();
     job->next = NULL;
     job->fn = fn;
     job->context = context;
@@ -128,7 +136,7 @@ bolts_job_t *bolts_job_create(bolts_job_fn fn, void *context) {
 }
 
 void bolts_job_destroy(bolts_job_t *job) {
-    if (job->flags & BOLTS_JOB_OWNED) bolts__block_free(job);
+    if (job->flags & BOLTS_JOB_OWNED) bolts_pool_block_free(job);
 }
 
 /* Reads the job, frees it when the runtime owns it, then runs it. After this returns
@@ -136,7 +144,7 @@ void bolts_job_destroy(bolts_job_t *job) {
 static inline void job_invoke(bolts_job_t *job) {
     bolts_job_fn fn = job->fn;
     void *context = job->context;
-    if (job->flags & BOLTS_JOB_OWNED) bolts__block_free(job);
+    if (job->flags & BOLTS_JOB_OWNED) bolts_pool_block_free(job);
     fn(context);
 }
 

@@ -72,8 +72,7 @@ void bolts_task_destroy(bolts_task_t *task) {
             bolts_job_t *next = job->next;
             bolts_job_fn drop = job->drop;
             void *context = job->context;
-            bool owned = (job->flags & BOLTS_JOB_OWNED) != 0;
-            if (owned) bolts__block_free(job);
+            bolts_job_destroy(job); /* frees the record only if the runtime owns it */
             if (drop) drop(context);
             job = next;
         }
@@ -202,12 +201,14 @@ typedef struct waiter {
     _Atomic(uint32_t) woken;
     _Atomic(uint32_t) refs;
 } waiter_t;
-_Static_assert(sizeof(waiter_t) <= BOLTS_BLOCK_SIZE, "a waiter must fit in a block");
+/* Waiters use the pool's 64-byte blocks: their last reference is often dropped on another
+ * thread (the completer's), and those blocks are recycled across threads. */
+_Static_assert(sizeof(waiter_t) <= BOLTS_POOL_BLOCK_SIZE, "a waiter must fit in a pool block");
 
 static void waiter_unref(waiter_t *w) {
     /* acq_rel: the release orders this side's last use of w before the free; the
      * acquire (taken by the side that frees) sees the other side's last use. */
-    if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1) bolts__block_free(w);
+    if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) == 1) bolts_pool_block_free(w);
 }
 
 static void waiter_fire(void *context) {
@@ -243,7 +244,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
         __builtin_ia32_pause();
     }
 
-    waiter_t *w = bolts__block_alloc();
+    waiter_t *w = bolts_pool_block_alloc();
     w->job = (bolts_job_t){.fn = waiter_fire, .context = w, .drop = waiter_drop};
     /* Relaxed: w is private until bolts_task_add's release CAS publishes it. */
     atomic_init(&w->woken, 0);
@@ -252,7 +253,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
         /* Settled meanwhile. Never dispatch the waiter's own job here: 20 levels deep it
          * would be deferred to this thread's run queue, which nobody drains while we sleep
          * (found by the model, Model/FINDINGS.md F2). */
-        bolts__block_free(w);
+        bolts_pool_block_free(w);
         return true;
     }
 

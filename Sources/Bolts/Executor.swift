@@ -87,9 +87,13 @@ public struct Executor: Sendable, CustomStringConvertible {
     }
 
     /// An executor for any other scheduler: `schedule` receives each job and must run it
-    /// exactly once, on whatever thread it chooses.
-    public init(_ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        self.init(kind: .escaping(schedule), description: "Custom Executor")
+    /// exactly once, on whatever thread it chooses. `description` names it (default
+    /// "Custom Executor").
+    public init(
+        description: String = "Custom Executor",
+        _ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
+    ) {
+        self.init(kind: .escaping(schedule), description: description)
     }
 
     /// Runs continuations inline on the thread that completes the antecedent. Deep chains
@@ -146,7 +150,7 @@ public struct Executor: Sendable, CustomStringConvertible {
         case .operationQueue(let queue): queue.addOperation(job)
         case .closure(let closure): closure(job)
         case .escaping(let schedule): schedule(job)
-        case .pool(let pool): pool.execute(job)
+        case .pool: ThreadPool._execute(onCPool: impl.cPool.unsafelyUnwrapped, job)
         }
     }
 

@@ -10,7 +10,7 @@ extension Executor {
     /// drops (and logs) a job given to a loop that has shut down, and a task waiting on such
     /// a continuation would never end.
     public static func eventLoop(_ eventLoop: any EventLoop) -> Executor {
-        Executor { job in eventLoop.execute(job) }
+        Executor(description: "EventLoop Executor: \(eventLoop)") { job in eventLoop.execute(job) }
     }
 }
 
