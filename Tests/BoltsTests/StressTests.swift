@@ -11,7 +11,7 @@ import Testing
     /// Each of `threads` workers sweeps the same array of pending tasks: even workers add two
     /// continuations per task, odd workers try to complete it with their own value.
     @Test func completionRacesAddingContinuations() {
-        let tasks = 30_000 * stressScale
+        let tasks = 60_000 * stressScale
         let threads = 8
         let sources = (0..<tasks).map { _ in TaskCompletionSource<Int>() }
         let runs = UnsafeMutablePointer<Atomic<Int>>.allocate(capacity: tasks)
