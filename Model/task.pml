@@ -5,42 +5,46 @@
  * Each atomic operation of the C code is one Promela step (an `atomic` block that only
  * reads and writes the one atomic word); each plain field is a plain variable, read and
  * written in steps of its own. Citations are "function (file:line)" against the tree the
- * model was last checked with (see Model/README.md); the function names are the anchor
- * if the lines drift.
+ * model was last checked with (commit 53a190c); the function names are the anchor if the
+ * lines drift.
  *
  * Processes:
  *   Completer(v)  trySet racing trySet: bolts_task_claim, then (winner only) the outcome
- *                 store and bolts_task_publish. v = 1 success, 2 error, 3 cancelled, so
- *                 one of them is the canceller of the issue.
- *   Adder(a)      bolts_task_add of its continuation job: CAS push, or run inline when
- *                 the state is DONE. Adder 0 adds a second job afterwards when SEQ=1
+ *                 store and bolts_task_publish, which dispatches the stack and then every
+ *                 batch pushed while it was dispatching, until it can settle the word to
+ *                 DONE. v = 1 success, 2 error, 3 cancelled: one of them is the canceller.
+ *   Adder(a)      bolts_task_add of its continuation job: push (CAS), or run it inline when
+ *                 the task has settled. Adder 0 adds a second job afterwards when SEQ=1
  *                 (two registrations in program order on one thread).
  *   Waiter        bolts_task_wait: the refcounted waiter job, the futex-style sleep, and
  *                 (WAITER=2) a timed wait that may give up.
- *   init          starts everyone, then plays the owner: once every other process is
- *                 gone it destroys the task (bolts_task_destroy), and checks the
- *                 end-of-run properties.
+ *   init          starts everyone, then plays the owner: once every other process is gone
+ *                 it destroys the task (bolts_task_destroy) and checks the end-of-run
+ *                 properties.
  *
  * Memory ordering. Promela is sequentially consistent, so a plain store is "visible" to
  * everyone at once. What the C code relies on instead is that every reader of the outcome
- * (a continuation, a woken waiter) has synchronized with the completer's release: sync[p]
- * records, for process p, that p performed an acquire operation that read DONE (which only
- * publish's release exchange writes, and which is never overwritten), or that p is the
- * publisher, or that p acquired a release made after that (the waiter's `woken`). Each step
- * sets sync[] only if the C operation it mirrors carries acquire semantics (the order is
- * written next to each step), so weakening an acquire in the C code and in the model makes
- * the "outcome visible" assertion fail.
+ * (a continuation, a woken waiter) has synchronized with the completer's release. Every
+ * modification of the state word after publish's exchange is a read-modify-write, so it
+ * continues that exchange's release sequence: an acquire operation that reads any value
+ * with the DONE bit synchronizes with the publish. The local `synced` records, for the
+ * running process, that it performed such an acquire, or is the publisher, or acquired a
+ * release made by a synced thread (the waiter's `woken`). Each step sets it only if the C
+ * operation it mirrors carries acquire semantics (the order is written next to each step),
+ * so weakening an acquire in the C code and in the model makes the "outcome visible"
+ * assertion fail (mutant 2).
  *
  * Abstractions (and why they are sound for these properties):
  *   - The job's pool is NULL (inline executors). Pool hand-off is one more owner of the
  *     record and belongs to the pool's own model.
  *   - A thread's trampoline depth is 0 except the Waiter's, which may start at
  *     BOLTS_INLINE_DEPTH (DEEP=1): bolts_task_wait called from a continuation nested 20
- *     dispatches deep. Then bolts_dispatch (job.c:179-193) queues instead of running, and
- *     the queue runs when the thread unwinds to its outermost frame (run_level).
- *   - The 200-iteration spin of bolts_task_wait is one acquire load of the state: any
- *     sequence of failed loads followed by one more load is equivalent to a single load
- *     placed anywhere in that interval, which the interleaving explores.
+ *     dispatches deep. Then bolts_dispatch (job.c:187-201) would queue a job instead of
+ *     running it, and the queue runs when the thread unwinds to its outermost frame.
+ *   - The initial state check, the drain and the 200-iteration spin of bolts_task_wait are
+ *     one acquire load of the state: a run of failed loads followed by one more load is
+ *     equivalent to a single load placed anywhere in that interval, which the interleaving
+ *     explores.
  *   - futex: FUTEX_WAIT compares the word and goes to sleep in one step; FUTEX_WAKE clears
  *     the sleeper; a timed FUTEX_WAIT may return on its own (WAITER=2). Spurious wake-ups
  *     are not modelled, so that a lost wake-up shows up as a process blocked forever
@@ -50,7 +54,7 @@
  *     word with the failure order. Off in liveness runs (a CAS that fails forever is not a
  *     behaviour of the hardware and would hide real cycles).
  *   - A job record that has been dispatched belongs to its owner again: an owned record
- *     (bolts_job_create) is freed by job_invoke (job.c:136-141), an embedded one (a task's
+ *     (bolts_job_create) is freed by job_invoke (job.c:144-149), an embedded one (a task's
  *     own_job) may be re-armed for another wait. Either way its `next` is garbage (POISON)
  *     afterwards, and any later read of it is an assertion failure.
  */
@@ -76,19 +80,15 @@
 #ifndef MUTANT
 #define MUTANT 0        /* >0: a deliberately broken variant (run.sh's self-test; see README) */
 #endif
-#ifndef THREAD_ORDER
-#define THREAD_ORDER 0  /* 1: check DESIGN's "continuations run in registration order" for
-                           two registrations made in program order by one thread, even when
-                           the second one finds the task already DONE (see FINDINGS.md F1) */
-#endif
 
-/* ---- the state word (bolts_task.h encoding; task.c:18-20) ---- */
+/* ---- the state word (bolts_task.h encoding; task.c:18-23) ---- */
 #define CLAIMED 1       /* STATE_CLAIMED */
-#define DONE    2       /* STATE_DONE: the whole word, head NULL */
-#define TAGS    3
+#define DONE    2       /* STATE_DONE: settled (the whole word, head NULL) */
+#define DISPATCHING 3   /* STATE_DISPATCHING = DONE|CLAIMED, with a (maybe empty) stack */
 #define HEAD(s) ((s) / 4)
 #define TAG(s)  ((s) % 4)
 #define WORD(j, tag) ((j) * 4 + (tag))
+#define COMPLETE(s) (TAG(s) >= DONE)   /* s & STATE_DONE */
 
 /* ---- job records ---- */
 #define NIL     0
@@ -99,13 +99,10 @@
 #define NJOBS_ADD (NADD + SEQ)
 #if WAITER
 #define WJ (NJOBS_ADD + 1)          /* the waiter's embedded job */
-#define NJOBS (NJOBS_ADD + 1)
 #else
 #define WJ 0
-#define NJOBS NJOBS_ADD
 #endif
 #define MAXJ 8
-#define MAXP 10
 
 byte st = 0;                 /* task->state: pending, empty stack (bolts_task_create) */
 byte outcome = 0;            /* task->outcome, plain (BOLTS_PENDING) */
@@ -116,7 +113,7 @@ bit  jowned[MAXJ];           /* job->flags & BOLTS_JOB_OWNED */
 bit  jdrop[MAXJ];            /* job->drop != NULL */
 bit  jfreed[MAXJ];           /* the record's block was freed */
 
-/* waiter_t (task.c:168-172) */
+/* waiter_t (task.c:199-203) */
 bit  woken = 0;              /* w->woken */
 bit  wsync = 0;              /* the thread that stored woken had synchronized with publish
                                 (what the release store of woken carries to its acquirer) */
@@ -127,7 +124,7 @@ bit  sleeping = 0;           /* the sleeper is inside FUTEX_WAIT on &w->woken */
 bit  waiter_back = 0;        /* bolts_task_wait returned */
 bit  waiter_true = 0;        /* ... and returned true */
 byte waiter_q = 0;           /* the waiter thread's trampoline queue (one slot is enough:
-                                only the waiter job can be deferred there) */
+                                only the waiter job could ever be deferred there) */
 
 /* bookkeeping for the properties (not part of the C state) */
 byte winner = 0;             /* the outcome the winning claimer stores (0: no claim won) */
@@ -135,16 +132,15 @@ byte ran[MAXJ];              /* times each continuation ran */
 byte dropped[MAXJ];          /* times each job was dropped by bolts_task_destroy */
 bit  started[MAXJ];          /* each continuation has started */
 byte reg[MAXJ];              /* registration stamp: the step at which the job was pushed,
-                                or at which its adder saw DONE */
+                                or at which its adder saw the task settled */
 byte regclock = 0;
 bit  pushed[MAXJ];           /* the job went onto the stack */
 byte nran = 0;               /* continuations run so far (for LTL) */
 bit  badorder = 0;           /* for LTL: some order check failed */
-bit  destroyed = 0;          /* bolts_task_destroy ran */
 
 /* ---- job.c: job_invoke + the job's function ---------------------------------------- */
 
-/* waiter_unref (task.c:175-179): fetch_sub acq_rel; the side that saw 1 frees the block. */
+/* waiter_unref (task.c:208-212): fetch_sub acq_rel; the side that saw 1 frees the block. */
 inline waiter_unref() {
     atomic {
         assert(!wfreed && wrefs > 0);
@@ -152,13 +148,17 @@ inline waiter_unref() {
         lastref = (wrefs == 0)
     }
     if
-    :: lastref -> atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 }   /* bolts__block_free(w) */
+    :: lastref -> atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 }   /* bolts_pool_block_free(w) */
     :: else -> skip
     fi
 }
 
 /* A continuation's body: the Swift step closure reads the outcome (it must be the
- * winner's, and this thread must have synchronized with the publish), and counts itself. */
+ * winner's, and this thread must have synchronized with the publish), and counts itself.
+ * Registration order (DESIGN.md: "Continuations run in registration order"): every job
+ * that was pushed on the stack before this one registered, and every job that the same
+ * thread registered before it, has started. (Two jobs that two threads add after the
+ * task settled each run at once on their own thread: nothing orders them, nor should.) */
 inline continuation_body(j) {
     assert(outcome != 0 && outcome == winner);   /* outcome written ... */
     assert(synced);                               /* ... and visible here */
@@ -166,42 +166,33 @@ inline continuation_body(j) {
     assert(ran[j] == 1);                          /* exactly once */
     nran++;
     started[j] = 1;
-    /* Jobs that were on the stack start in the order they were pushed. */
     k = 1;
     do
     :: k > NJOBS_ADD -> break
     :: else ->
         if
-        :: pushed[k] && pushed[j] && reg[k] < reg[j] && !started[k] ->
+        :: reg[k] != 0 && reg[k] < reg[j] && !started[k] && (pushed[k] || (k == 1 && j == NADD + 1)) ->
             badorder = 1; assert(false)
         :: else -> skip
         fi;
         k++
     od;
-#if THREAD_ORDER
-    /* Adder 0's two registrations, made in program order, start in that order. */
-    if
-    :: j == NADD + 1 && !started[1] -> badorder = 1; assert(false)
-    :: else -> skip
-    fi;
-#endif
     k = 0
 }
 
-/* job_invoke (job.c:136-141): read fn/context, free an owned record (bolts__block_free),
- * call fn. After that the record's link belongs to its owner (freed, or re-armed for
- * another wait): POISON. The plain reads of the record are merged with the first step of
- * the job's function: the record is this thread's alone at that point (a conflicting
- * access by anyone else is itself caught by the jfreed/POISON assertions at its next
- * access). The job's functions:
+/* job_invoke (job.c:144-149): read fn/context, free an owned record, call fn. After that
+ * the record's link belongs to its owner (freed, or re-armed for another wait): POISON.
+ * The plain reads of the record are merged with the first step of the job's function: the
+ * record is this thread's alone at that point (a conflicting access by anyone else is
+ * itself caught by the jfreed/POISON assertions at its next access). The functions:
  *   FN_CONT  the continuation body (one step: it touches no atomic of the task)
- *   FN_FIRE  waiter_fire (task.c:181-188): release store of woken, FUTEX_WAKE, unref */
+ *   FN_FIRE  waiter_fire (task.c:214-221): release store of woken, FUTEX_WAKE, unref */
 inline job_invoke(j) {
     atomic {
         assert(!jfreed[j] && jnext[j] != POISON);
         fn = jfn[j];
         if
-        :: jowned[j] -> jfreed[j] = 1
+        :: jowned[j] -> jfreed[j] = 1            /* bolts_pool_block_free(job) */
         :: else -> skip
         fi;
         jnext[j] = POISON;
@@ -221,9 +212,8 @@ inline job_invoke(j) {
     fi
 }
 
-/* bolts_dispatch (job.c:179-193) with job->pool == NULL. `deep`: this thread's depth is
- * >= BOLTS_INLINE_DEPTH, so the job is appended to its trampoline queue (only the waiter
- * thread can be deep, and only its own job can be queued there). */
+/* bolts_dispatch (job.c:187-201) with job->pool == NULL. `deep`: this thread's depth is
+ * >= BOLTS_INLINE_DEPTH, so the job is appended to its trampoline queue. */
 inline dispatch(j, deep) {
     if
     :: deep -> atomic { assert(waiter_q == 0); jnext[j] = NIL; waiter_q = j }
@@ -231,18 +221,19 @@ inline dispatch(j, deep) {
     fi
 }
 
-/* ---- task.c: bolts_task_add (task.c:134-151) ---------------------------------------- */
+/* ---- task.c: task_push (164-178), bolts_task_add (180-182) -------------------------- */
 
-inline task_add(j, deep) {
+/* Pushes j unless the task has settled; `ok` tells whether it pushed. */
+inline task_push(j) {
+    ok = 0;
     /* atomic_load_explicit(&task->state, acquire) */
     atomic {
         s = st;
-        if :: s == DONE -> synced = 1 :: else -> skip fi
+        if :: COMPLETE(s) -> synced = 1 :: else -> skip fi
     }
     do
     :: s == DONE ->
-        atomic { regclock++; reg[j] = regclock }
-        dispatch(j, deep);
+        atomic { regclock++; reg[j] = regclock };   /* registered: it will run now */
         break
     :: else ->
         jnext[j] = HEAD(s);                         /* job->next = head (plain) */
@@ -256,7 +247,7 @@ inline task_add(j, deep) {
             :: st != s ->
                 s = st;
 #if MUTANT != 2     /* mutant 2: the failure order is relaxed */
-                if :: s == DONE -> synced = 1 :: else -> skip fi
+                if :: COMPLETE(s) -> synced = 1 :: else -> skip fi
 #endif
 #if SPURIOUS
             :: st == s ->                          /* spurious failure: s reloaded */
@@ -265,17 +256,57 @@ inline task_add(j, deep) {
             fi
         }
         if
-        :: ok -> ok = 0; break
+        :: ok -> break
         :: else -> skip
         fi
     od
 }
 
-/* ---- task.c: bolts_task_claim (93-105) and bolts_task_publish (107-132) -------------- */
+inline task_add(j, deep) {
+    task_push(j);
+    if
+    :: !ok -> dispatch(j, deep)
+    :: else -> ok = 0
+    fi
+}
+
+/* ---- task.c: bolts_task_claim (101-113), bolts_task_publish (134-159) --------------- */
+
+/* dispatch_stack (task.c:116-132): reverse the batch, then dispatch it oldest first,
+ * reading each link before dispatching its job. */
+inline dispatch_stack(taken) {
+    list = HEAD(taken);
+    ordered = NIL;
+    do
+    :: list == NIL -> break
+    :: else ->
+        atomic {
+            assert(!jfreed[list] && jnext[list] != POISON);
+            nxt = jnext[list];
+            jnext[list] = ordered;
+            ordered = list;
+            list = nxt
+        }
+    od;
+    do
+    :: ordered == NIL -> break
+    :: else ->
+#if MUTANT == 1
+        /* mutant 1: read the link after dispatching the job */
+        dispatch(ordered, 0);
+        atomic { assert(!jfreed[ordered] && jnext[ordered] != POISON); nxt = jnext[ordered] };
+#else
+        atomic { assert(!jfreed[ordered] && jnext[ordered] != POISON); nxt = jnext[ordered] };
+        dispatch(ordered, 0);
+#endif
+        ordered = nxt
+    od;
+    nxt = 0
+}
 
 proctype Completer(byte v) {
     byte s, list, ordered, nxt, fn, k;
-    bit lastref, won, synced;
+    bit lastref, won, settled, synced;
     /* bolts_task_claim: load relaxed (no sync) */
     s = st;
     do
@@ -304,41 +335,36 @@ proctype Completer(byte v) {
     atomic { assert(winner == 0); winner = v }     /* exactly one claim wins */
     /* the Swift layer stores the payload, then publish stores the outcome (plain) */
     outcome = v;
-    /* atomic_exchange_explicit(&state, DONE, acq_rel); then the abort check */
+#if MUTANT == 6
+    /* mutant 6: publish as before 5bacbf8: exchange straight to DONE, dispatch once */
+    atomic { s = st; st = DONE; synced = 1; assert((s & CLAIMED) && !(s & DONE)) };
+    dispatch_stack(s);
+#else
+    /* atomic_exchange_explicit(&state, DISPATCHING, acq_rel); then the abort check */
     atomic {
         s = st;
-        st = DONE;
-        synced = 1;                 /* the publisher wrote the outcome itself */
-        assert((s & CLAIMED) && s != DONE)
+        st = DISPATCHING;
+        synced = 1;                     /* the publisher wrote the outcome itself */
+        assert((s & CLAIMED) && !(s & DONE))
     }
-    /* reverse the stack (task.c:118-125): every record on it is ours now */
-    list = HEAD(s);
-    ordered = NIL;
+    dispatch_stack(s);
     do
-    :: list == NIL -> break
-    :: else ->
+    :: /* compare_exchange_strong(&state, DISPATCHING(empty) -> DONE, acq_rel, acquire) */
         atomic {
-            assert(!jfreed[list] && jnext[list] != POISON);
-            nxt = jnext[list];
-            jnext[list] = ordered;
-            ordered = list;
-            list = nxt
+            if
+            :: st == DISPATCHING -> st = DONE; settled = 1
+            :: else -> skip
+            fi
         }
+        if
+        :: settled -> break                            /* settled: return */
+        :: else ->
+            /* atomic_exchange_explicit(&state, DISPATCHING, acquire): take the late jobs */
+            atomic { s = st; st = DISPATCHING; assert(TAG(s) == DISPATCHING) };
+            dispatch_stack(s)
+        fi
     od;
-    /* dispatch in registration order (task.c:126-131): read the link first */
-    do
-    :: ordered == NIL -> break
-    :: else ->
-#if MUTANT == 1
-        /* mutant 1: read the link after dispatching the job */
-        dispatch(ordered, 0);
-        atomic { assert(!jfreed[ordered] && jnext[ordered] != POISON); nxt = jnext[ordered] }
-#else
-        atomic { assert(!jfreed[ordered] && jnext[ordered] != POISON); nxt = jnext[ordered] }
-        dispatch(ordered, 0);
 #endif
-        ordered = nxt
-    od;
 done:
     skip
 }
@@ -364,22 +390,35 @@ proctype Adder(byte a) {
 }
 
 #if WAITER
-/* bolts_task_wait (task.c:199-241). */
+/* bolts_task_wait (task.c:232-280). */
 proctype Waiter() {
     byte s, fn, k;
     bit ok, lastref, deep, done, wk, synced;
 #if DEEP
     if :: deep = 0 :: deep = 1 fi;
 #endif
-    /* bolts_task_state (task.c:200), the drain (202-204: nothing is deferred on this
-     * thread yet) and the spin (209-212): acquire loads of the state that return true if
-     * DONE. A run of such loads behaves like its last one: one load, anywhere here. */
-    atomic { s = st; if :: s == DONE -> synced = 1 :: else -> skip fi }
-    if :: s == DONE -> waiter_true = 1; goto out :: else -> skip fi;
-    /* allocate and initialize w (task.c:214-218) */
+    /* bolts_task_state (task.c:233), the drain (235-237: nothing is deferred on this
+     * thread yet) and the spin (242-245): acquire loads of the state that return true if
+     * complete. A run of such loads behaves like its last one: one load, anywhere here. */
+    atomic { s = st; if :: COMPLETE(s) -> synced = 1 :: else -> skip fi }
+    if :: COMPLETE(s) -> waiter_true = 1; goto out :: else -> skip fi;
+    /* allocate and initialize w (task.c:247-251) */
     atomic { walloc = 1; woken = 0; wrefs = 2 }
     jfn[WJ] = FN_FIRE; jowned[WJ] = 0; jdrop[WJ] = 1;
+#if MUTANT == 7
+    /* mutant 7: as before 5bacbf8, bolts_task_add dispatches the waiter's own job */
     task_add(WJ, deep);
+#else
+    task_push(WJ);
+    if
+    :: !ok ->
+        /* settled meanwhile: free w and return true (task.c:252-258) */
+        atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 };
+        waiter_true = 1;
+        goto out
+    :: else -> ok = 0
+    fi;
+#endif
     /* bolts__pool_blocking_begin: no-op off a pool */
     done = 1;
     do
@@ -394,7 +433,7 @@ proctype Waiter() {
         :: else -> skip
         fi;
 #if WAITER == 2
-        /* deadline check (task.c:226-231): the deadline may have passed */
+        /* deadline check (task.c:265-270): the deadline may have passed */
         if
         :: done = 0; break
         :: skip
@@ -409,7 +448,7 @@ proctype Waiter() {
 #endif
         fi
     od;
-    /* bolts__pool_blocking_end, then waiter_unref (task.c:238-239) */
+    /* bolts__pool_blocking_end, then waiter_unref (task.c:277-278) */
 #if MUTANT == 3
     /* mutant 3: the sleeper frees w without dropping a reference */
     atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 };
@@ -417,14 +456,14 @@ proctype Waiter() {
     waiter_unref();
 #endif
     /* return done || bolts_task_state(task) != PENDING (acquire) */
-    atomic { s = st; if :: s == DONE -> synced = 1 :: else -> skip fi }
+    atomic { s = st; if :: COMPLETE(s) -> synced = 1 :: else -> skip fi }
     if
-    :: done || s == DONE -> waiter_true = 1
+    :: done || COMPLETE(s) -> waiter_true = 1
     :: else -> skip
     fi;
 out:
     /* A true return lets the caller read the result: it must be visible. */
-    assert(!waiter_true || (st == DONE && synced));
+    assert(!waiter_true || (COMPLETE(st) && synced));
 #if WAITER == 1
     assert(waiter_true);          /* an untimed wait returns only when the task completed */
 #endif
@@ -437,18 +476,20 @@ out:
 }
 #endif
 
-/* bolts_task_destroy (task.c:60-79), called by the owner when nothing races it. */
+/* bolts_task_destroy (task.c:63-81), called by the owner when nothing races it. */
 inline task_destroy() {
     s = st;                                   /* relaxed: nothing races destroy */
     if
-    :: s != DONE ->
+    :: COMPLETE(s) -> skip
+    :: !COMPLETE(s) && MUTANT == 5 -> skip    /* mutant 5: destroy as before 338e587: no drops */
+    :: !COMPLETE(s) && MUTANT != 5 ->
         list = HEAD(s);
         do
         :: list == NIL -> break
         :: else ->
             assert(!jfreed[list] && jnext[list] != POISON);
             nxt = jnext[list];
-            if :: jowned[list] -> jfreed[list] = 1 :: else -> skip fi;
+            if :: jowned[list] -> jfreed[list] = 1 :: else -> skip fi;   /* bolts_job_destroy */
             dropped[list]++;
             if
             :: jdrop[list] && list == WJ -> waiter_unref()   /* waiter_drop */
@@ -456,9 +497,7 @@ inline task_destroy() {
             fi;
             list = nxt
         od
-    :: else -> skip
-    fi;
-    destroyed = 1
+    fi
 }
 
 init {
@@ -478,6 +517,7 @@ init {
     task_destroy();
     /* end-of-run properties */
     assert((winner != 0) == (NCOMP > 0));
+    assert(NCOMP == 0 || st == DONE);         /* the completer settled the word */
     i = 1;
     do
     :: i > NJOBS_ADD -> break
@@ -496,8 +536,8 @@ init {
 
 /* ---- LTL (liveness runs: ./pan -a -f -N <name>, with SPURIOUS=0) ---- */
 #if WAITER
-ltl wake { [] ((st == DONE) -> <> waiter_back) }
+ltl wake { [] (COMPLETE(st) -> <> waiter_back) }
 #endif
-ltl allrun { [] ((st == DONE) -> <> (nran == NJOBS_ADD)) }
-ltl visible { [] ((nran > 0) -> (st == DONE)) }
+ltl allrun { [] (COMPLETE(st) -> <> (nran == NJOBS_ADD)) }
+ltl visible { [] ((nran > 0) -> COMPLETE(st)) }
 ltl order { [] !badorder }

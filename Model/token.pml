@@ -33,7 +33,7 @@
  * futex: FUTEX_WAIT compares and sleeps in one step; FUTEX_WAKE clears the sleepers. No
  * spurious wake-ups, so that a lost wake-up leaves a process blocked forever (an invalid
  * end state in safety runs, a violation of the `nohang` LTL property in liveness runs).
- * spin_until_changed (token.c:125-132) returns "changed" only if the word differs from what
+ * spin_until_changed (token.c:126-133) returns "changed" only if the word differs from what
  * the caller saw, and may always give up.
  *
  * Processes:
@@ -79,13 +79,13 @@
 #define MUTANT 0        /* >0: a deliberately broken variant (run.sh's self-test; see README) */
 #endif
 
-/* token state bits (token.c:24-29) */
+/* token state bits (token.c:25-30) */
 #define T_C 1   /* CANCELLED */
 #define T_N 2   /* NOTIFIED */
 #define T_D 4   /* DISPOSED */
 #define T_W 8   /* WAITERS */
 
-/* registration states (token.c:37-43) */
+/* registration states (token.c:38-44) */
 #define ARMED 0
 #define RUNNING 1
 #define WAITED 2
@@ -178,7 +178,7 @@ inline release_context(r, fromnode) {
     }
 }
 
-/* futex_wake_all_u32 on a registration's state word (token.c:120-122) */
+/* futex_wake_all_u32 on a registration's state word (token.c:121-123) */
 inline wake_reg(r) { atomic { rsleep[r] = 0 } }
 
 /* ---- handlers ------------------------------------------------------------------------ */
