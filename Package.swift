@@ -71,7 +71,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
-            exclude: ["CBenchmarkSupport", "RESULTS.md", "results"],
+            exclude: ["CBenchmarkSupport", "RESULTS.md", "results", "Tools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
