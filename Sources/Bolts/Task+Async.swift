@@ -8,24 +8,31 @@ extension Task {
     /// task was cancelled. If the awaiting Swift task is cancelled, this returns at once by
     /// throwing `CancellationError`, without touching this task: other waiters still get
     /// its real outcome.
+    @inlinable
     public var value: T {
         get async throws {
             if completed { return try _get() }
-            if _Concurrency.Task.isCancelled { throw CancellationError() }
-            let awaiter = _Awaiter<T>()
-            return try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
-                    guard awaiter.wait(continuation) else {
-                        continuation.resume(throwing: CancellationError())
-                        return
-                    }
-                    _whenComplete(self) { [self] in
-                        awaiter.finish()?.resume(with: Result { try self._get() })
-                    }
+            return try await _awaitValue()
+        }
+    }
+
+    /// The suspending part of ``value``: not inlined, it is the slow path.
+    @usableFromInline
+    internal func _awaitValue() async throws -> T {
+        if _Concurrency.Task.isCancelled { throw CancellationError() }
+        let awaiter = _Awaiter<T>()
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+                guard awaiter.wait(continuation) else {
+                    continuation.resume(throwing: CancellationError())
+                    return
                 }
-            } onCancel: {
-                awaiter.finish()?.resume(throwing: CancellationError())
+                _whenComplete(self) { [self] in
+                    awaiter.finish()?.resume(with: Result { try self._get() })
+                }
             }
+        } onCancel: {
+            awaiter.finish()?.resume(throwing: CancellationError())
         }
     }
 
