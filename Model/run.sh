@@ -18,6 +18,12 @@
 #                     reported but do not fail the run                                (default 0)
 #   MODEL_ONLY        run only the checks whose name contains this string
 #   MODEL_MEMORY_MB   memory limit of each verifier (pan -DMEMLIM)                     (default 4096)
+#   MODEL_MA          store states in a minimized automaton (pan -DMA=<this many bytes, at
+#                     least the "State-vector" size pan prints; 320 fits both models):
+#                     about 4x less memory than the default (-DCOLLAPSE), about 10x slower;
+#                     still exhaustive. For bounds that exhaust MODEL_MEMORY_MB.
+#   MODEL_BITSTATE    1: bitstate hashing (pan -DBITSTATE -w33, 1 GB): covers huge state
+#                     spaces but is NOT exhaustive; a pass is then evidence, not proof
 #   MODEL_TIMEOUT     seconds allowed per check                                      (default 900)
 #   MODEL_WORK_DIR    where to build verifiers and keep trails (default: a new temporary directory)
 #
@@ -36,6 +42,8 @@ mutants="${MODEL_MUTANTS:-1}"
 known_ok="${MODEL_KNOWN_OK:-0}"
 only="${MODEL_ONLY:-}"
 memory="${MODEL_MEMORY_MB:-4096}"
+ma="${MODEL_MA:-}"
+bitstate="${MODEL_BITSTATE:-0}"
 limit="${MODEL_TIMEOUT:-900}"
 work="${MODEL_WORK_DIR:-$(mktemp -d -t bolts-model.XXXXXX)}"
 mkdir -p "$work"
@@ -66,8 +74,16 @@ check() {
     if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then return; fi
     local dir="$work/$name"
     rm -rf "$dir" && mkdir -p "$dir" && cp "$here/$model" "$dir/"
-    local cflags=(-w -O2 -DCOLLAPSE "-DMEMLIM=$memory")
+    local cflags=(-w -O2 "-DMEMLIM=$memory")
     local runflags=(-m200000)
+    if [ "$bitstate" = 1 ]; then
+        cflags+=(-DBITSTATE)
+        runflags+=(-w33)
+    elif [ -n "$ma" ]; then
+        cflags+=("-DMA=$ma")
+    else
+        cflags+=(-DCOLLAPSE)
+    fi
     if [ "$mode" = safety ]; then
         cflags+=(-DSAFETY -DNOCLAIM)
     else
