@@ -6,8 +6,8 @@
  *
  * Each atomic operation of the C code is one Promela step; the token's mutex is a
  * variable that a step takes when it is free; plain fields are plain variables. Citations
- * are "function (token.c:line)" against the tree the model was last checked with (see
- * Model/README.md); the function names are the anchor if the lines drift.
+ * are "function (token.c:line)" against the tree the model was last checked with (token.c
+ * as of commit c6256fa); the function names are the anchor if the lines drift.
  *
  * The list (urcu/rculist.h): node 0 is the list head; lnext/lprev are the links.
  *   cds_list_add_tail_rcu(new, head): new's links are written while new is private, then
