@@ -93,6 +93,7 @@ enum SoakRun {
 
         var failures: [String] = []
         var tasks = 0
+        var hops = 0
         var round = 0
         var warmBaseline: Resident?
         var warmRounds = 0
@@ -155,6 +156,7 @@ enum SoakRun {
             let outcome = SoakRound(index: round, units: config.units, pool: pool, tracker: tracker).run()
             failures += outcome.failures
             tasks += outcome.tasks
+            hops += outcome.hops
             round += 1
 
             // Quiescence. The round's tasks are complete, but a pool worker may still be on its
@@ -211,6 +213,11 @@ enum SoakRun {
         }
 
         if firstRSS.anonymous == 0 { failures.append("could not read RssAnon from /proc/self/status") }
+        // Every pool hop is one job on the pool (the C core hands the continuation to it).
+        let poolMetrics = pool.metrics
+        if poolMetrics.executed < UInt64(hops) {
+            failures.append("the pool ran \(poolMetrics.executed) jobs for \(hops) hops")
+        }
         let baselineSample = warmBaseline ?? Resident.sample()
         let baseline = baselineSample.anonymous
         if warmBaseline == nil { peakAfterWarmup = baseline }
@@ -240,6 +247,7 @@ enum SoakRun {
                 + "\(mb(peakAfterWarmup)): growth \(growth / 1024) KiB over \(measuredTasks) tasks, slack "
                 + "\(config.slackBytes / 1024) KiB (a leak of \(measuredTasks > 0 ? config.slackBytes / measuredTasks + 1 : 0) "
                 + "bytes per task or more would exceed it)",
+            "soak summary: pool: \(hops) hops; \(poolMetrics)",
             "soak summary: tracked objects alive \(tracker.alive), live token registrations "
                 + "\(bolts_token_live_registrations()), live tokens \(bolts_token_live_tokens()) "
                 + "(-1: counters compiled out in release builds)",
@@ -313,6 +321,8 @@ struct SoakRound {
     struct Outcome {
         var tasks: Int
         var failures: [String]
+        /// Continuations that had to run on the pool (kind 4).
+        var hops: Int = 0
     }
 
     /// The kinds of unit, by `unit % kinds` (see the switch in `run`; `runs` counts 1 per
@@ -432,6 +442,6 @@ struct SoakRound {
                 if failures.count > 5 { break }
             }
         }
-        return Outcome(tasks: tasks, failures: failures)
+        return Outcome(tasks: tasks, failures: failures, hops: (0..<units).filter { $0 % SoakRound.kinds == 4 }.count)
     }
 }
