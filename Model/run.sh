@@ -48,9 +48,15 @@ limit="${MODEL_TIMEOUT:-900}"
 work="${MODEL_WORK_DIR:-$(mktemp -d -t bolts-model.XXXXXX)}"
 mkdir -p "$work"
 
-for tool in spin gcc; do
-    command -v "$tool" >/dev/null || { echo "Model/run.sh: $tool is not installed (apt-get install spin gcc)"; exit 1; }
-done
+command -v spin >/dev/null || { echo "Model/run.sh: spin is not installed (apt-get install spin)"; exit 1; }
+# The C compiler for the verifiers and the regression programs: $CC, else gcc, cc or clang.
+cc="${CC:-}"
+if [ -z "$cc" ]; then
+    for candidate in gcc cc clang; do
+        if command -v "$candidate" >/dev/null; then cc="$candidate"; break; fi
+    done
+fi
+[ -n "$cc" ] || { echo "Model/run.sh: no C compiler (apt-get install gcc, or set CC)"; exit 1; }
 [ "$adders" -ge 1 ] && [ "$adders" -le 5 ] || { echo "TASK_ADDERS must be 1..5"; exit 1; }
 [ "$completers" -ge 1 ] && [ "$completers" -le 5 ] || { echo "TASK_COMPLETERS must be 1..5"; exit 1; }
 [ "$regs" -ge 1 ] && [ "$regs" -le 3 ] || { echo "TOKEN_REGS must be 1..3"; exit 1; }
@@ -95,7 +101,7 @@ check() {
     (
         cd "$dir" &&
         spin "${defines[@]}" -a "$model" > spin.log 2>&1 &&
-        gcc "${cflags[@]}" -o pan pan.c > gcc.log 2>&1 &&
+        "$cc" "${cflags[@]}" -o pan pan.c > gcc.log 2>&1 &&
         timeout "$limit" ./pan "${runflags[@]}" > pan.log 2>&1
     )
     status=$?
@@ -193,7 +199,7 @@ regress() {
     local dir="$work/$name" start end secs verdict status
     mkdir -p "$dir"
     start=$(date +%s.%N)
-    if gcc -O1 -pthread -D_Nullable= -D_Nonnull= -o "$dir/test" "$here/regress/$source" \
+    if "$cc" -O1 -pthread -D_Nullable= -D_Nonnull= -o "$dir/test" "$here/regress/$source" \
         "$here/../CSupport/CBoltsRuntime/task.c" "$here/../CSupport/CBoltsRuntime/job.c" > "$dir/gcc.log" 2>&1; then
         timeout 60 "$dir/test" > "$dir/run.log" 2>&1
         status=$?
