@@ -18,8 +18,8 @@ import Testing
 // The slack, 8 MB by default, covers what may legitimately appear after warm-up: allocator
 // fragmentation up to about one round's working set (~2 MB at 2,000 units per round), the
 // stacks and thread-local caches of threads that Dispatch or the pool start later (a few
-// hundred KB each), and measurement noise (±1 MB over 2×10^8 tasks in a 10-minute run; see
-// RELIABILITY.md). It is far below what a leak would cost: the summary prints the smallest
+// hundred KB each), and measurement noise (peak drift 1.4 MB over 1.3×10^9 tasks in a one-hour
+// run; see RELIABILITY.md). It is far below what a leak would cost: the summary prints the smallest
 // leak per task that would exceed it (about 10 bytes in CI mode, under 1 byte in long mode).
 //
 // It runs in a child process (an exit test), so that the memory it measures is its own, not
