@@ -20,7 +20,7 @@ import Testing
 // stacks and thread-local caches of threads that Dispatch or the pool start later (a few
 // hundred KB each), and measurement noise (peak drift 1.4 MB over 1.3×10^9 tasks in a one-hour
 // run; see RELIABILITY.md). It is far below what a leak would cost: the summary prints the smallest
-// leak per task that would exceed it (about 10 bytes in CI mode, under 1 byte in long mode).
+// leak per task that would exceed it (2 bytes in CI mode, under 1 byte in an hour-long run).
 //
 // It runs in a child process (an exit test), so that the memory it measures is its own, not
 // that of the tests running beside it in the test runner. Under a sanitizer, memory is
@@ -68,8 +68,8 @@ enum SoakRun {
             return Configuration(
                 longSeconds: seconds,
                 minimumTasks: env["BOLTS_SOAK_TASKS"].flatMap(Int.init) ?? (seconds == nil ? 0 : 10_000_000),
-                // About 1.2 million tasks: ~5 s in a debug build on 2 cores; a tenth of that under
-                // a sanitizer, which slows everything down about tenfold.
+                // 10,200,000 tasks (the 10^7), 20-40 s in a debug build on 2 cores; 20
+                // rounds under a sanitizer, which slows everything down about tenfold.
                 rounds: env["BOLTS_SOAK_ROUNDS"].flatMap(Int.init) ?? (SoakRun.sanitizer == nil ? 1_700 : 20),
                 // Small rounds: the allocator's fragmentation can hold up to about one round's
                 // working set (~2 MB at 2,000 units) beyond live memory; larger rounds made
