@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* _LGPL_SOURCE is deliberately not defined: liburcu is LGPL and linked dynamically, so
+/* _LGPL_SOURCE stays unset on purpose: liburcu is LGPL and linked dynamically, so
  * read_lock/unlock and call_rcu are ordinary calls into the shared library. */
 #include <urcu/urcu-memb.h>
 #include <urcu/rculist.h>
