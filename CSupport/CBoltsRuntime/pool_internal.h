@@ -20,34 +20,6 @@
 /* Destructive-interference size used to keep producer, consumer and owner fields apart. */
 #define BOLTS_CACHE_LINE 64
 
-#if defined(__SANITIZE_THREAD__)
-#define BOLTS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BOLTS_TSAN 1
-#endif
-#endif
-
-#ifdef BOLTS_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
-/* The producer's writes to the job happen before the consumer's reads: liburcu's
- * enqueue and dequeue order them, but outside TSan's view. */
-#define BOLTS_TSAN_RELEASE(p) __tsan_release((void *)(p))
-#define BOLTS_TSAN_ACQUIRE(p) __tsan_acquire((void *)(p))
-#else
-#define BOLTS_TSAN_RELEASE(p) ((void)0)
-#define BOLTS_TSAN_ACQUIRE(p) ((void)0)
-#endif
-
-/* A hint to the CPU that this thread is spinning. */
-static inline void bolts__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* Sleeps while *word == expected (or until `timeout_ns` passes, when >= 0). Spurious
  * returns are allowed: callers re-check their condition in a loop. */

@@ -241,7 +241,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
      * for than a futex round trip (~55 µs on the project's VMs). */
     for (int i = 0; i < 200; i++) {
         if (bolts_task_state(task) != BOLTS_PENDING) return true;
-        __builtin_ia32_pause();
+        bolts__cpu_relax();
     }
 
     waiter_t *w = bolts_pool_block_alloc();

@@ -203,17 +203,7 @@ void bolts__rcu_thread_ensure(void) {
  *   plain stores in cds_list_*_rcu, so they are excluded from race detection. Node
  *   contents stay checked; AddressSanitizer still checks those loads for use-after-free.
  */
-#if defined(__SANITIZE_THREAD__)
-#define BOLTS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BOLTS_TSAN 1
-#endif
-#endif
-
 #ifdef BOLTS_TSAN
-void __tsan_acquire(void *addr);
-void __tsan_release(void *addr);
 void AnnotateIgnoreReadsBegin(const char *file, int line);
 void AnnotateIgnoreReadsEnd(const char *file, int line);
 static char tsan_grace;
