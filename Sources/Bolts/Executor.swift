@@ -141,7 +141,21 @@ public struct Executor: Sendable, CustomStringConvertible {
     public static let trampolineInlineDepth = Int(BOLTS_INLINE_DEPTH)
 
     /// Runs `job` as this executor decides.
+    @inlinable
     public func execute(_ job: @escaping @Sendable () -> Void) {
+        // The pool's path is inline in the caller: it reads the C pool through the
+        // borrowed `_impl` (no retain of the shared executor object, whose reference
+        // count every submitting thread would otherwise bounce) and hands the closure over.
+        if _tag == .pool {
+            ThreadPool._submit(toCPool: _impl.unsafelyUnwrapped.cPool.unsafelyUnwrapped, job)
+        } else {
+            _executeOther(job)
+        }
+    }
+
+    /// Every executor but the pool (whose path is inline in ``execute(_:)``).
+    @usableFromInline
+    internal func _executeOther(_ job: @escaping @Sendable () -> Void) {
         guard let impl = _impl else { return job() }
         switch impl.kind {
         case .mainThread:
@@ -150,7 +164,7 @@ public struct Executor: Sendable, CustomStringConvertible {
         case .operationQueue(let queue): queue.addOperation(job)
         case .closure(let closure): closure(job)
         case .escaping(let schedule): schedule(job)
-        case .pool: ThreadPool._execute(onCPool: impl.cPool.unsafelyUnwrapped, job)
+        case .pool: ThreadPool._submit(toCPool: impl.cPool.unsafelyUnwrapped, job)
         }
     }
 

@@ -79,8 +79,9 @@ public final class ThreadPool: @unchecked Sendable {
     /// After ``shutdown(wait:)`` the job is not dropped: it runs on the calling thread
     /// before this returns, and ``Metrics/rejected`` counts it. Use ``tryExecute(_:)`` to
     /// be told instead.
+    @inlinable
     public func execute(_ job: @escaping @Sendable () -> Void) {
-        bolts_pool_submit(_pool, Self._makeClosureJob(job))
+        ThreadPool._submit(toCPool: _pool, job)
     }
 
     /// Runs `job` on one of the pool's workers, or throws ``ThreadPoolError/shutDown(name:)``
@@ -146,12 +147,21 @@ extension ThreadPool {
     /// closure's own representation.
     internal struct _ClosurePayload {
         let body: @Sendable () -> Void
+
+        /// Runs the closure and destroys the payload. Consuming, so that the call needs
+        /// no retain of the closure's context: the payload's own reference is used for
+        /// the call and released after it (one release per job, on the shared context
+        /// that a job closure often captures).
+        consuming func run() { body() }
     }
 
     private static let payloadOffset = MemoryLayout<bolts_job_t>.stride
 
-    /// Wraps `body` in a job record that frees itself when it runs.
-    internal static func _makeClosureJob(_ body: @escaping @Sendable () -> Void) -> UnsafeMutablePointer<bolts_job_t> {
+    /// Wraps `body` in a job record that frees itself when it runs. `body` is taken owned:
+    /// the caller's reference moves into the record, with no retain of its context.
+    internal static func _makeClosureJob(_ body: consuming @escaping @Sendable () -> Void)
+        -> UnsafeMutablePointer<bolts_job_t>
+    {
         assert(MemoryLayout<_ClosurePayload>.size <= Int(BOLTS_POOL_JOB_PAYLOAD))
         let record = bolts_pool_job_alloc { context in
             // On a worker (or, after shutdown, on the submitting thread): take the
@@ -159,7 +169,7 @@ extension ThreadPool {
             let base = context.unsafelyUnwrapped
             let payload = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: _ClosurePayload.self).move()
             bolts_pool_block_free(base)
-            payload.body()
+            payload.run()
         }
         (UnsafeMutableRawPointer(record) + payloadOffset).bindMemory(to: _ClosurePayload.self, capacity: 1)
             .initialize(to: _ClosurePayload(body: body))
@@ -167,8 +177,11 @@ extension ThreadPool {
     }
 
     /// Runs `job` on the C pool `cPool` (a ``ThreadPool``'s `_pool`) without touching the
-    /// Swift object, so without retaining it: for `Executor.execute`'s pool fast path.
-    internal static func _execute(onCPool cPool: OpaquePointer, _ job: @escaping @Sendable () -> Void) {
+    /// Swift object, so without retaining it: the body of the inlinable fast paths of
+    /// ``execute(_:)`` and `Executor.execute(_:)`. The closure is taken owned, so a caller
+    /// that made it hands its reference over.
+    @usableFromInline
+    internal static func _submit(toCPool cPool: OpaquePointer, _ job: consuming @escaping @Sendable () -> Void) {
         bolts_pool_submit(cPool, _makeClosureJob(job))
     }
 

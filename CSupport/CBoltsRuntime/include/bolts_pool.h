@@ -140,7 +140,7 @@ bolts_pool_t *_Nullable bolts_pool_current(void);
  *  checks at compile time that the record leaves this much room. */
 #define BOLTS_POOL_JOB_PAYLOAD 16
 
-/** A 64-byte block (16-aligned) from a cache built for "producers allocate, workers
+/** A 64-byte block (64-aligned: one cache line) from a cache built for "producers allocate, workers
  *  free": per-thread magazines that trade full ones through a lock-free depot, so the
  *  pair costs a few nanoseconds instead of a cross-thread malloc/free. Any thread. */
 void *_Nonnull bolts_pool_block_alloc(void);
