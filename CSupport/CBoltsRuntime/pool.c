@@ -39,6 +39,18 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
  * ~55 us on the project's VMs, so parking too eagerly is expensive; spinning too long
  * takes the CPU from producers when threads outnumber cores. Time-bounded, because a
  * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it). */
+/* Backpressure: past this many queued jobs per worker, a thread that is not one of the
+ * pool's workers gives up its time slice (sched_yield) every BOLTS_POOL_BACKLOG_SAMPLE
+ * submissions until the backlog is below the bound again. It never blocks and never
+ * refuses a job; it only lets the workers have the CPU when submitters outnumber cores
+ * and would otherwise pile up jobs faster than the workers get to run them (the queued
+ * jobs, 64 bytes each, then stay in cache, and latency stays bounded). */
+#ifndef BOLTS_POOL_BACKLOG_PER_WORKER
+#define BOLTS_POOL_BACKLOG_PER_WORKER 4096
+#endif
+#ifndef BOLTS_POOL_BACKLOG_SAMPLE
+#define BOLTS_POOL_BACKLOG_SAMPLE 64
+#endif
 #ifndef BOLTS_POOL_SPIN_NS
 #define BOLTS_POOL_SPIN_NS 4000
 #endif
@@ -46,9 +58,12 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
  * the pool, so a scan of [0, hwm) may look at any of them. */
 struct bolts_pool_slot {
-    /* Producers' line: written by every submission to this slot. */
+    /* Producers' line: written by every submission to this slot, read by consumers
+     * (an empty check reads the tail). */
     _Alignas(BOLTS_CACHE_LINE) struct cds_wfcq_tail tail;
-    _Atomic uint64_t submitted;
+    /* Producers' counter, on a line of its own: consumers never read it, so a lone
+     * producer keeps it in its cache instead of fetching the tail's line back for it. */
+    _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t submitted;
     /* Consumers' line: the owner, thieves, and sweepers after shutdown. */
     _Alignas(BOLTS_CACHE_LINE) struct __cds_wfcq_head head;
     atomic_uint consumer;
@@ -76,6 +91,7 @@ struct bolts_pool {
     atomic_uint refs;
     _Atomic uint64_t rejected;
     _Atomic uint64_t swept;
+    _Atomic uint64_t yields; /* backpressure yields of outside submitters */
     _Atomic uint64_t compensations;
     atomic_bool warned_capacity;
     pthread_mutex_t spawn_lock; /* thread creation only: never on the job path */
@@ -85,8 +101,11 @@ struct bolts_pool {
 
 /* The slot of the pool worker running on this thread, if any. */
 static _Thread_local struct bolts_pool_slot *tl_slot;
-/* Rotation for submissions from threads that are not this pool's workers. */
+/* Rotation for submissions from threads that are not this pool's workers: the index
+ * of the last slot used (reset when it is past a pool's N). */
 static _Thread_local uint32_t tl_rotation;
+/* Submissions from this thread to pools it is not a worker of (backpressure sampling). */
+static _Thread_local uint32_t tl_outside_submits;
 /* Nesting of blocking waits on this worker (only the outermost counts). */
 static _Thread_local uint32_t tl_block_depth;
 
@@ -228,10 +247,11 @@ static bool wake_one(bolts_pool_t *pool) {
     return false;
 }
 
-/* After an enqueue into an empty queue (the caller fenced, seq_cst): wake a parked
- * worker unless one is searching (I3, I5). */
+/* After an enqueue into an empty queue (ordered before this by a full barrier: the
+ * caller's seq_cst fence, or a submitter's tail exchange): wake a parked worker unless
+ * one is searching (I3, I5). */
 static void notify(bolts_pool_t *pool) {
-    /* Relaxed: ordered after the caller's enqueue by its seq_cst fence. */
+    /* Relaxed: ordered after the caller's enqueue by the full barrier above. */
     if (atomic_load_explicit(&pool->searching, memory_order_relaxed) != 0) return;
     wake_one(pool);
 }
@@ -598,6 +618,33 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
     return pool;
 }
 
+/* Jobs accepted and not yet run, from the counters (relaxed: an estimate). */
+static uint64_t backlog(bolts_pool_t *pool) {
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    uint64_t submitted = 0, executed = 0;
+    for (uint32_t i = 0; i < hwm; i++) {
+        /* Relaxed, both: statistics; an estimate is all backpressure needs. */
+        submitted += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed);
+        executed += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
+    }
+    /* Relaxed: a statistic (jobs run by sweepers after shutdown). */
+    executed += atomic_load_explicit(&pool->swept, memory_order_relaxed);
+    return submitted > executed ? submitted - executed : 0;
+}
+
+/* Backpressure on a thread that is not one of the pool's workers (see
+ * BOLTS_POOL_BACKLOG_PER_WORKER): sampled, so the counters are read once per
+ * BOLTS_POOL_BACKLOG_SAMPLE submissions. */
+static void backpressure(bolts_pool_t *pool) {
+    if (++tl_outside_submits % BOLTS_POOL_BACKLOG_SAMPLE != 0) return;
+    if (backlog(pool) > (uint64_t)BOLTS_POOL_BACKLOG_PER_WORKER * pool->target) {
+        /* Relaxed: a statistic. */
+        atomic_fetch_add_explicit(&pool->yields, 1, memory_order_relaxed);
+        sched_yield();
+    }
+}
+
 bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     struct bolts_pool_slot *self = tl_slot;
     bool own = self != NULL && self->pool == pool;
@@ -607,25 +654,36 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     if (st == POOL_CLOSED || (st == POOL_CLOSING && !own)) return false;
     struct bolts_pool_slot *slot = self;
     if (!own) {
-        uint32_t r = tl_rotation++;
-        slot = &pool->slots[pool->target == 1 ? 0 : r % pool->target];
+        uint32_t r = tl_rotation + 1;
+        if (r >= pool->target) r = 0;
+        tl_rotation = r;
+        slot = &pool->slots[r];
     }
     job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
     BOLTS_TSAN_RELEASE(job);
     /* Relaxed: a statistic on the tail's cache line, which the enqueue writes anyway. */
     atomic_fetch_add_explicit(&slot->submitted, 1, memory_order_relaxed);
-    /* liburcu issues a full barrier before its tail exchange: the job's fields are
-     * visible to whoever dequeues it. */
+    /* The tail exchange inside the enqueue is liburcu's uatomic_xchg, a full memory
+     * barrier before and after (a locked XCHG on x86): the job's fields are visible to
+     * whoever dequeues it, and the exchange is ordered before the loads below as a
+     * seq_cst fence would order it. It is the store of the store-buffering pair of I3
+     * (a parker's `any_work` reads the tail) and of I7 (a final scan reads it too), so
+     * no fence of our own is needed. The link store that follows the exchange needs no
+     * such order: a reader that sees the new tail and no link yet reports the queue
+     * busy, not empty. Leaving that store in the store buffer matters: it writes the
+     * previous job, which a worker on another CPU is often reading. */
     bool was_nonempty = cds_wfcq_enqueue(&slot->head, &slot->tail, (struct cds_wfcq_node *)job);
-    /* Seq_cst fence: orders the tail exchange before the loads below; pairs with the
-     * parker's fence (I3) and with the worker's fence after it read CLOSED (I7). */
+#ifdef BOLTS_TSAN
+    /* ThreadSanitizer cannot see liburcu's barrier; give it the C11 one. */
     atomic_thread_fence(memory_order_seq_cst);
-    /* Relaxed: ordered by the fence. */
+#endif
+    /* Relaxed: ordered after the exchange by its full barrier (above). */
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) {
         sweep(pool); /* our job may have landed after the last worker's final scan */
     } else if (!was_nonempty) {
         notify(pool);
     }
+    if (!own) backpressure(pool);
     return true;
 }
 
@@ -688,6 +746,7 @@ void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out)
     }
     out->executed += atomic_load_explicit(&p->swept, memory_order_relaxed);
     out->rejected = atomic_load_explicit(&p->rejected, memory_order_relaxed);
+    out->backpressure_yields = atomic_load_explicit(&p->yields, memory_order_relaxed);
     out->compensations = atomic_load_explicit(&p->compensations, memory_order_relaxed);
     out->queue_depth = out->submitted > out->executed ? out->submitted - out->executed : 0;
     out->threads = atomic_load_explicit(&p->live_threads, memory_order_relaxed);

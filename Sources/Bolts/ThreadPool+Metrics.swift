@@ -18,6 +18,9 @@ extension ThreadPool {
         public var parks: UInt64
         /// Submissions refused because the pool was shut down.
         public var rejected: UInt64
+        /// Times a thread outside the pool gave up its time slice on submitting because
+        /// more than 4,096 jobs per worker were queued (backpressure; it never blocks).
+        public var backpressureYields: UInt64
         /// Threads started or woken because a worker blocked.
         public var compensations: UInt64
         /// Jobs accepted but not started yet.
@@ -30,7 +33,7 @@ extension ThreadPool {
         /// One line with every counter.
         public var description: String {
             "submitted \(submitted), executed \(executed), stolen \(stolen), parks \(parks), rejected \(rejected), "
-                + "compensations \(compensations), queue depth \(queueDepth), threads \(threads), blocked \(blocked)"
+                + "backpressure yields \(backpressureYields), compensations \(compensations), queue depth \(queueDepth), threads \(threads), blocked \(blocked)"
         }
     }
 
@@ -44,6 +47,7 @@ extension ThreadPool {
             stolen: raw.stolen,
             parks: raw.parks,
             rejected: raw.rejected,
+            backpressureYields: raw.backpressure_yields,
             compensations: raw.compensations,
             queueDepth: raw.queue_depth,
             threads: Int(raw.threads),

@@ -240,6 +240,9 @@ struct ThreadPoolTests {
         let done = ThreadPoolCountdown()
         for _ in 0..<10_000 { pool.execute { done.add() } }
         #expect(done.wait(for: 10_000))
+        // A worker counts a job as executed just after its body returns.
+        let deadline = Date().addingTimeInterval(10)
+        while pool.metrics.executed < 10_000 && Date() < deadline { usleep(200) }
         let m = pool.metrics
         #expect(m.submitted == 10_000)
         #expect(m.executed == 10_000)
@@ -248,6 +251,38 @@ struct ThreadPoolTests {
         #expect(m.blocked == 0)
         #expect(m.stolen <= m.executed)
         #expect(m.description.contains("submitted 10000"))
+        pool.shutdown()
+    }
+
+    @Test func anOutsideSubmitterYieldsPastTheBacklogBoundAndNothingIsDropped() {
+        let pool = ThreadPool(threadCount: 1, name: "backlog")
+        let gate = DispatchSemaphore(value: 0)
+        let holding = ThreadPoolCountdown()
+        // The only worker is held (a semaphore, not a Bolts wait: no compensating thread).
+        pool.execute {
+            holding.add()
+            gate.wait()
+        }
+        #expect(holding.wait(for: 1))
+        let jobs = 3 * 4096
+        let hits = ThreadPoolHitCounters(count: jobs)
+        let done = ThreadPoolCountdown()
+        for i in 0..<jobs {
+            pool.execute {
+                hits.hit(i)
+                done.add()
+            }
+        }
+        let queued = pool.metrics
+        // Past 4,096 queued jobs per worker, one submission in 64 yields: about 128 here.
+        #expect(queued.backpressureYields >= 64)
+        #expect(queued.backpressureYields <= UInt64(jobs / 64))
+        #expect(queued.queueDepth == UInt64(jobs + 1))
+        #expect(done.value.load(ordering: .acquiring) == 0)
+        gate.signal()
+        #expect(done.wait(for: jobs))
+        #expect(hits.wrong().isEmpty)
+        #expect(pool.metrics.rejected == 0)
         pool.shutdown()
     }
 

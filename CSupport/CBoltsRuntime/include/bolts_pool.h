@@ -18,8 +18,10 @@
  *      It is never held while a job runs. Producers never take it.
  *  I3  A worker parks only after publishing its bit in the parked mask (seq_cst) and
  *      then seeing every queue empty. A producer whose enqueue found the queue empty
- *      issues a seq_cst fence and then reads the searching count and the parked mask.
- *      One of the two sees the other (store-buffering pattern), so no wake-up is lost.
+ *      reads the searching count and the parked mask after its tail exchange, which is
+ *      a full barrier (liburcu's uatomic_xchg; a seq_cst fence where the enqueuer is a
+ *      worker re-checking). One of the two sees the other (store-buffering pattern), so
+ *      no wake-up is lost.
  *  I4  A parked worker sleeps until its slot's `wake` word is 1. Only a thread that
  *      cleared the worker's parked bit (claimed it) sets `wake`, so every claim is
  *      consumed by exactly one worker and the searching count stays exact.
@@ -31,15 +33,21 @@
  *      (a compensating worker), which retires to a spare when the count exceeds N again.
  *  I7  Shutdown: OPEN -> CLOSING (workers drain; only the pool's own workers may still
  *      submit) -> CLOSED (set by the last worker to go idle, or when nothing is left).
- *      A submitter re-reads the state after its enqueue (seq_cst); if it reads CLOSED it
- *      sweeps the queue itself, and every exiting worker sweeps every queue after CLOSED.
+ *      A submitter re-reads the state after its enqueue (after the exchange's full
+ *      barrier); if it reads CLOSED it sweeps the queue itself, and every exiting worker
+ *      sweeps every queue after CLOSED.
+ *  I8  Backpressure: a thread that is not one of the pool's workers and submits while
+ *      more than BOLTS_POOL_BACKLOG_PER_WORKER (4096) jobs per worker are queued gives
+ *      up its time slice (sched_yield), checked once every 64 of its submissions. It
+ *      never blocks, refuses or reorders a job, so it cannot deadlock; it keeps
+ *      submitters that outnumber the cores from starving the workers of CPU time.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
  *   |----------------------|-------------------------------------|----------------------------------------|
- *   | submit / try_submit  | everything, from any thread         | liburcu enqueue: full barrier before    |
- *   |                      |                                     | the tail exchange (publishes the job);  |
- *   |                      |                                     | then seq_cst fence, pairs with I3 / I7  |
+ *   | submit / try_submit  | everything, from any thread         | liburcu enqueue: the tail exchange is a |
+ *   |                      |                                     | full barrier before (publishes the job) |
+ *   |                      |                                     | and after (pairs with I3 / I7)          |
  *   | worker dequeue       | submits; other workers' scans       | consumer flag acquire/release (I2);     |
  *   |                      |                                     | liburcu dequeue reads the job after     |
  *   |                      |                                     | the link it was published through       |
@@ -73,6 +81,9 @@ typedef struct bolts_pool_metrics {
     /** Submissions refused because the pool was shut down (the job then ran on the
      *  submitting thread instead, or was handed back by `bolts_pool_try_submit`). */
     uint64_t rejected;
+    /** Times a submitter from outside the pool yielded its time slice because the
+     *  backlog was over the bound (invariant I8). */
+    uint64_t backpressure_yields;
     /** Compensating workers started or woken because a worker blocked. */
     uint64_t compensations;
     /** Jobs accepted but not yet started (submitted - executed, clamped at 0). */
