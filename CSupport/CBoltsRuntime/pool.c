@@ -35,10 +35,6 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #define FOUND_HELD ((bolts_job_t *)(uintptr_t)2)
 #define IS_JOB(j) ((uintptr_t)(j) > 2)
 
-/* How long an idle worker keeps scanning before it parks. A futex wake round trip costs
- * ~55 us on the project's VMs, so parking too eagerly is expensive; spinning too long
- * takes the CPU from producers when threads outnumber cores. Time-bounded, because a
- * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it). */
 /* Backpressure: past this many queued jobs per worker, a thread that is not one of the
  * pool's workers gives up its time slice (sched_yield) every BOLTS_POOL_BACKLOG_SAMPLE
  * submissions until the backlog is below the bound again. It never blocks and never
@@ -51,8 +47,16 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #ifndef BOLTS_POOL_BACKLOG_SAMPLE
 #define BOLTS_POOL_BACKLOG_SAMPLE 64
 #endif
+/* How long an idle worker keeps scanning before it parks. A futex wake round trip costs
+ * ~55 us on the project's VMs, so parking too eagerly is expensive: with 20 us, a
+ * submitter that waits for each job's result and submits the next one (a request
+ * loop) finds the worker still scanning (paced hand-off p50 ~0.3 us against ~3-8 us
+ * with 4 us of spinning, measured on the project's 2-CPU VM); spinning longer takes
+ * the CPU from submitters when threads outnumber cores (throughput did not move
+ * between 4 us and 20 us there). Time-bounded, because a PAUSE costs anything from
+ * 10 ns to 300 ns (a virtual machine may trap it). */
 #ifndef BOLTS_POOL_SPIN_NS
-#define BOLTS_POOL_SPIN_NS 4000
+#define BOLTS_POOL_SPIN_NS 20000
 #endif
 
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
@@ -79,6 +83,7 @@ struct bolts_pool_slot {
 
 struct bolts_pool {
     uint32_t target;     /* N */
+    uint32_t cpus;       /* bolts_cpu_count() when the pool was made */
     uint32_t capacity;   /* slots */
     uint32_t mask_words; /* 64-bit words of the parked mask */
     char name[12];
@@ -570,6 +575,7 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
     if (pool == NULL) return NULL;
     memset(pool, 0, sizeof *pool);
     pool->target = thread_count;
+    pool->cpus = bolts_cpu_count();
     pool->capacity = thread_count + BOLTS_POOL_MAX_EXTRA_THREADS;
     pool->mask_words = (pool->capacity + 63) / 64;
     snprintf(pool->name, sizeof pool->name, "%s", name != NULL && name[0] != 0 ? name : "bolts");
@@ -618,6 +624,23 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
     return pool;
 }
 
+/* The queue for a job from a thread that is not one of the pool's workers: the one of
+ * the CPU the thread runs on (sched_getcpu reads the kernel's rseq area here, no system
+ * call), so submitters on one CPU feed one queue, whose worker finds the jobs in that
+ * CPU's cache, and a job is not left behind a worker that the scheduler has just
+ * pre-empted on another CPU to run its submitter. A pool with more workers than CPUs
+ * (or a failed lookup) uses a per-thread rotation instead. */
+static uint32_t outside_slot(bolts_pool_t *pool) {
+    if (pool->target <= pool->cpus) {
+        int cpu = sched_getcpu();
+        if (cpu >= 0) return (uint32_t)cpu % pool->target;
+    }
+    uint32_t r = tl_rotation + 1;
+    if (r >= pool->target) r = 0;
+    tl_rotation = r;
+    return r;
+}
+
 /* Jobs accepted and not yet run, from the counters (relaxed: an estimate). */
 static uint64_t backlog(bolts_pool_t *pool) {
     /* Acquire: pairs with the release in `add_worker`. */
@@ -653,12 +676,7 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     unsigned st = atomic_load_explicit(&pool->state, memory_order_relaxed);
     if (st == POOL_CLOSED || (st == POOL_CLOSING && !own)) return false;
     struct bolts_pool_slot *slot = self;
-    if (!own) {
-        uint32_t r = tl_rotation + 1;
-        if (r >= pool->target) r = 0;
-        tl_rotation = r;
-        slot = &pool->slots[r];
-    }
+    if (!own) slot = &pool->slots[outside_slot(pool)];
     job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
     BOLTS_TSAN_RELEASE(job);
     /* Relaxed: a statistic on the tail's cache line, which the enqueue writes anyway. */

@@ -4,11 +4,17 @@ import CBoltsRuntime
 ///
 /// Each worker owns a wait-free queue (liburcu's `wfcqueue`); a job submitted from a
 /// worker goes on that worker's queue, a job submitted from any other thread goes on the
-/// next queue of a per-thread rotation, and a worker whose queue is empty steals from the
+/// queue of the CPU that thread runs on, and a worker whose queue is empty steals from the
 /// others. Submitting takes no lock and, for ``execute(_:)``, allocates one 64-byte block
 /// from a cache that is built for "producers allocate, workers free". Idle workers spin
-/// for a few microseconds and then park on a futex; a submission wakes one only when it
+/// for 20 microseconds and then park on a futex; a submission wakes one only when it
 /// finds a queue empty and no worker searching.
+///
+/// Backpressure: while more than 4,096 jobs per worker are queued, a thread that is not
+/// one of the pool's workers gives up its time slice (`sched_yield`) once every 64
+/// submissions. It is never blocked and no job is refused; submitters that outnumber the
+/// cores simply cannot starve the workers of CPU time (``Metrics/backpressureYields``
+/// counts it).
 ///
 /// Use it directly, as a Bolts executor (``Executor/pool(_:)``: continuations are handed
 /// to the pool by the C core, with no Swift closure in between), as a Swift Concurrency

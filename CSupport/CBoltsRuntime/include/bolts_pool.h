@@ -7,7 +7,8 @@
  * slot has a run queue: liburcu's wait-free concurrent queue (wfcqueue), linked through
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry;
- * idle workers spin for about a microsecond, then park on a futex.
+ * idle workers spin for 20 microseconds, then park on a futex. Submitters from outside
+ * the pool yield their time slice while its backlog is over a bound (I8).
  *
  * Invariants
  *  I1  A submitted job is run exactly once: by a worker, or, when it races shutdown, by
@@ -107,7 +108,8 @@ bolts_pool_t *_Nullable bolts_pool_create(uint32_t thread_count, const char *_Nu
 
 /** Submits a job to run on one of the pool's workers (through `bolts_job_run`). Any
  *  thread, no lock. From a worker of this pool the job goes on that worker's own queue;
- *  from any other thread, on the next queue in a per-thread rotation. If the pool is
+ *  from any other thread, on the queue of the CPU it runs on (CPU number modulo N;
+ *  a per-thread rotation when N exceeds the CPUs). If the pool is
  *  shut down the job is not dropped: it runs on the calling thread (through
  *  `bolts_dispatch`, with `job->pool` cleared) and `rejected` counts it. */
 void bolts_pool_submit(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull job);
