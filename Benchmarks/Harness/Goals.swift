@@ -100,6 +100,64 @@ enum Goals {
                 met: perCount.isEmpty ? nil : allMet
             )
         )
+        // Pool throughput against the other executors with threads of their own.
+        var peerLines: [String] = []
+        var peersMet: Bool? = executorResults.isEmpty ? nil : true
+        for comparison in executorResults {
+            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
+                let poolNs = pool.medianNanosecondsPerOperation
+            else {
+                peersMet = nil
+                continue
+            }
+            var worst: (String, Double)?
+            for kind in [ExecutorKind.nioEventLoopGroup, .concurrencyTask] {
+                guard let peer = comparison.entries.first(where: { $0.name.hasPrefix(kind.title) }),
+                    let peerNs = peer.medianNanosecondsPerOperation
+                else { continue }
+                let speedup = peerNs / poolNs
+                if worst == nil || speedup < worst!.1 { worst = (kind.shortTitle, speedup) }
+            }
+            guard let (name, speedup) = worst else { continue }
+            peerLines.append("P=\(comparison.producers ?? 0): \(speedup.formattedRatio) \(name)")
+            if speedup < 1 { peersMet = peersMet.map { _ in false } }
+        }
+        checks.append(
+            GoalCheck(
+                goal:
+                    "Bolts pool throughput ≥ SwiftNIO's event-loop group and Swift Concurrency at every producer count",
+                measured: peerLines.isEmpty
+                    ? "not measured in this run" : "closest peer: " + peerLines.joined(separator: ", "),
+                met: peerLines.isEmpty ? nil : peersMet
+            )
+        )
+
+        // Paced hand-off p99 against Dispatch global, at every producer count.
+        let handOffResults = results.filter { $0.group == Catalog.handOffGroup }
+        var latencyLines: [String] = []
+        var latencyMet: Bool? = handOffResults.isEmpty ? nil : true
+        for comparison in handOffResults {
+            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
+                let mine = pool.latency?.p99,
+                let reference = comparison.reference, reference.name.hasPrefix(ExecutorKind.dispatchGlobal.title),
+                let theirs = reference.latency?.p99
+            else {
+                latencyMet = nil
+                continue
+            }
+            latencyLines.append(
+                "P=\(comparison.producers ?? 0): \(Double(mine).formattedNanoseconds) vs \(Double(theirs).formattedNanoseconds)"
+            )
+            if mine > theirs { latencyMet = latencyMet.map { _ in false } }
+        }
+        checks.append(
+            GoalCheck(
+                goal: "Bolts pool paced hand-off p99 ≤ DispatchQueue.global()'s at every producer count",
+                measured: latencyLines.isEmpty ? "not measured in this run" : latencyLines.joined(separator: ", "),
+                met: latencyLines.isEmpty ? nil : latencyMet
+            )
+        )
+
         if let poolNs = executorResults.compactMap({ comparison in
             comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })?
                 .medianNanosecondsPerOperation
