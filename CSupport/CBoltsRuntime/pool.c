@@ -679,7 +679,7 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     if (!own) slot = &pool->slots[outside_slot(pool)];
     job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
     BOLTS_TSAN_RELEASE(job);
-    /* Relaxed: a statistic on the tail's cache line, which the enqueue writes anyway. */
+    /* Relaxed: a statistic (on a producers-only line; see the slot). */
     atomic_fetch_add_explicit(&slot->submitted, 1, memory_order_relaxed);
     /* The tail exchange inside the enqueue is liburcu's uatomic_xchg, a full memory
      * barrier before and after (a locked XCHG on x86): the job's fields are visible to
