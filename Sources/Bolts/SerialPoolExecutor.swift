@@ -1,5 +1,8 @@
 import CBoltsRuntime
 
+// @unchecked Sendable: the stored properties are immutable; `_serial` points to a C
+// serial executor whose submit and query functions may be called from any thread, and
+// `pool` is itself Sendable.
 /// An executor that runs its jobs one at a time, in the order they were submitted, on a
 /// ``ThreadPool``'s workers; usable as an actor's executor.
 ///
@@ -18,10 +21,6 @@ import CBoltsRuntime
 /// ```
 ///
 /// Closures submitted with ``execute(_:)`` are ordered together with the actor's jobs.
-//
-// @unchecked Sendable: the stored properties are immutable; `_serial` points to a C
-// serial executor whose submit and query functions may be called from any thread, and
-// `pool` is itself Sendable.
 public final class SerialPoolExecutor: SerialExecutor, @unchecked Sendable {
     /// The pool whose workers run this executor's jobs (kept alive by this executor).
     public let pool: ThreadPool

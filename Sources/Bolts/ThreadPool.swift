@@ -1,5 +1,7 @@
 import CBoltsRuntime
 
+// @unchecked Sendable: every stored property is immutable after `init`; `_pool` points to
+// a C pool whose every entry point may be called from any thread (bolts_pool.h).
 /// A pool of worker threads with lock-free run queues, implemented in the C core.
 ///
 /// Each worker owns a wait-free queue (liburcu's `wfcqueue`); a job submitted from a
@@ -26,9 +28,6 @@ import CBoltsRuntime
 /// worker waits cannot deadlock.
 ///
 /// Shutting down never drops a job: see ``shutdown(wait:)``.
-//
-// @unchecked Sendable: every stored property is immutable after `init`; `_pool` points to
-// a C pool whose every entry point may be called from any thread (bolts_pool.h).
 public final class ThreadPool: @unchecked Sendable {
     /// The C pool (`bolts_pool_t *`). Executors hand continuation jobs to it directly.
     @usableFromInline
