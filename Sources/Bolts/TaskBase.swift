@@ -62,9 +62,10 @@ public class _BoltsTaskBase: @unchecked Sendable {
         let job = bolts_task_own_job(_core)
         job.pointee.fn = { context in
             let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            let step = base._step!
+            // Moved out, not copied: no retain of the step's antecedent and closure here
+            // and no release when the field is cleared.
+            let step = base._step.take().unsafelyUnwrapped
             let executor = base._executor
-            base._step = nil
             base._executor = .default
             if executor._runsInPlace {
                 step.perform(base)
