@@ -286,6 +286,26 @@ struct ThreadPoolTests {
         pool.shutdown()
     }
 
+    /// Invariant I5: a second job queued behind one that runs for long is not left to the
+    /// first worker. Both jobs come from one outside thread into one queue; each waits until
+    /// the other has started, so they pass only if two workers run them at once (the worker
+    /// that takes the first wakes another while work remains).
+    @Test func aJobQueuedBehindALongOneIsTakenByAnotherWorker() {
+        let pool = ThreadPool(threadCount: 2, name: "ramp")
+        for round in 0..<20 {
+            let started = ThreadPoolCountdown()
+            let passed = ThreadPoolCountdown()
+            for _ in 0..<2 {
+                pool.execute {
+                    started.add()
+                    if started.wait(for: 2, seconds: 10) { passed.add() }
+                }
+            }
+            #expect(passed.wait(for: 2, seconds: 30), "round \(round): the two jobs did not run at once")
+        }
+        pool.shutdown()
+    }
+
     @Test func sharedPoolHasOneWorkerPerCPU() {
         #expect(ThreadPool.shared.threadCount == ThreadPool.defaultThreadCount)
         #expect(ThreadPool.defaultThreadCount >= 1)
