@@ -644,18 +644,27 @@ static uint32_t outside_slot(bolts_pool_t *pool) {
     return r;
 }
 
-/* Jobs accepted and not yet run, from the counters (relaxed: an estimate). */
-static uint64_t backlog(bolts_pool_t *pool) {
+/* Jobs accepted, and jobs run (by workers, or by sweepers after shutdown), summed over
+ * the slots: what the metrics report and what backpressure compares. */
+static void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *executed) {
     /* Acquire: pairs with the release in `add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
-    uint64_t submitted = 0, executed = 0;
+    uint64_t in = 0, out = 0;
     for (uint32_t i = 0; i < hwm; i++) {
-        /* Relaxed, both: statistics; an estimate is all backpressure needs. */
-        submitted += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed);
-        executed += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
+        /* Relaxed, both: statistics; a snapshot, not a consistent cut. */
+        in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed);
+        out += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
     }
-    /* Relaxed: a statistic (jobs run by sweepers after shutdown). */
-    executed += atomic_load_explicit(&pool->swept, memory_order_relaxed);
+    /* Relaxed: a statistic. */
+    out += atomic_load_explicit(&pool->swept, memory_order_relaxed);
+    *submitted = in;
+    *executed = out;
+}
+
+/* Jobs accepted and not yet run (an estimate: see `job_totals`). */
+static uint64_t backlog(bolts_pool_t *pool) {
+    uint64_t submitted, executed;
+    job_totals(pool, &submitted, &executed);
     return submitted > executed ? submitted - executed : 0;
 }
 
@@ -754,18 +763,17 @@ void bolts_pool_release(bolts_pool_t *pool) {
 void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out) {
     bolts_pool_t *p = (bolts_pool_t *)pool; /* relaxed loads only; C11 wants non-const */
     memset(out, 0, sizeof *out);
-    /* Relaxed, every load here: a snapshot of statistics, not a consistent cut. */
+    job_totals(p, &out->submitted, &out->executed);
+    /* Relaxed, every load here: a snapshot of statistics, not a consistent cut. The
+     * acquire pairs with the release in `add_worker`. */
     uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
     uint32_t active = 0;
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &p->slots[i];
-        out->submitted += atomic_load_explicit(&slot->submitted, memory_order_relaxed);
-        out->executed += atomic_load_explicit(&slot->executed, memory_order_relaxed);
         out->stolen += atomic_load_explicit(&slot->stolen, memory_order_relaxed);
         out->parks += atomic_load_explicit(&slot->parks, memory_order_relaxed);
         if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE) active++;
     }
-    out->executed += atomic_load_explicit(&p->swept, memory_order_relaxed);
     out->rejected = atomic_load_explicit(&p->rejected, memory_order_relaxed);
     out->backpressure_yields = atomic_load_explicit(&p->yields, memory_order_relaxed);
     out->compensations = atomic_load_explicit(&p->compensations, memory_order_relaxed);

@@ -146,8 +146,8 @@ public struct Executor: Sendable, CustomStringConvertible {
         // The pool's path is inline in the caller: it reads the C pool through the
         // borrowed `_impl` (no retain of the shared executor object, whose reference
         // count every submitting thread would otherwise bounce) and hands the closure over.
-        if _tag == .pool {
-            ThreadPool._submit(toCPool: _impl.unsafelyUnwrapped.cPool.unsafelyUnwrapped, job)
+        if let cPool = _cPool {
+            ThreadPool._submit(toCPool: cPool, job)
         } else {
             _executeOther(job)
         }
