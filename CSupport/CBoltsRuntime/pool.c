@@ -35,9 +35,10 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #define FOUND_HELD ((bolts_job_t *)(uintptr_t)2)
 #define IS_JOB(j) ((uintptr_t)(j) > 2)
 
-/* Backpressure: past this many queued jobs per worker, a thread that is not one of the
- * pool's workers gives up its time slice (sched_yield) every BOLTS_POOL_BACKLOG_SAMPLE
- * submissions until the backlog is below the bound again. It never blocks and never
+/* Backpressure: a thread that is not one of the pool's workers checks the backlog every
+ * BOLTS_POOL_BACKLOG_SAMPLE submissions; once it finds more than this many queued jobs
+ * per worker, it gives up its time slice (sched_yield) on each of its submissions, and
+ * checks each time, until the backlog is below the bound again. It never blocks and never
  * refuses a job; it only lets the workers have the CPU when submitters outnumber cores
  * and would otherwise pile up jobs faster than the workers get to run them (the queued
  * jobs, 64 bytes each, then stay in cache, and latency stays bounded). */
@@ -114,6 +115,8 @@ static _Thread_local struct bolts_pool_slot *tl_slot;
 static _Thread_local uint32_t tl_rotation;
 /* Submissions from this thread to pools it is not a worker of (backpressure sampling). */
 static _Thread_local uint32_t tl_outside_submits;
+/* The pool whose backlog this thread last found over the bound (backpressure), if any. */
+static _Thread_local bolts_pool_t *tl_throttled;
 /* Nesting of blocking waits on this worker (only the outermost counts). */
 static _Thread_local uint32_t tl_block_depth;
 
@@ -669,14 +672,20 @@ static uint64_t backlog(bolts_pool_t *pool) {
 }
 
 /* Backpressure on a thread that is not one of the pool's workers (see
- * BOLTS_POOL_BACKLOG_PER_WORKER): sampled, so the counters are read once per
- * BOLTS_POOL_BACKLOG_SAMPLE submissions. */
+ * BOLTS_POOL_BACKLOG_PER_WORKER). Sampled while the backlog was last seen under the
+ * bound, so the counters are read once per BOLTS_POOL_BACKLOG_SAMPLE submissions; once
+ * over, every submission checks and yields. One yield per sample was not enough: with
+ * eight submitters on two CPUs the scheduler often hands a yielding thread the CPU
+ * straight back, and the backlog grew to ~500k jobs (62 ms queued p99). */
 static void backpressure(bolts_pool_t *pool) {
-    if (++tl_outside_submits % BOLTS_POOL_BACKLOG_SAMPLE != 0) return;
+    if (tl_throttled != pool && ++tl_outside_submits % BOLTS_POOL_BACKLOG_SAMPLE != 0) return;
     if (backlog(pool) > (uint64_t)BOLTS_POOL_BACKLOG_PER_WORKER * pool->target) {
+        tl_throttled = pool;
         /* Relaxed: a statistic. */
         atomic_fetch_add_explicit(&pool->yields, 1, memory_order_relaxed);
         sched_yield();
+    } else {
+        tl_throttled = NULL;
     }
 }
 

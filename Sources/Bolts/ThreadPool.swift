@@ -13,8 +13,9 @@ import CBoltsRuntime
 /// finds a queue empty and no worker searching.
 ///
 /// Backpressure: while more than 4,096 jobs per worker are queued, a thread that is not
-/// one of the pool's workers gives up its time slice (`sched_yield`) once every 64
-/// submissions. It is never blocked and no job is refused; submitters that outnumber the
+/// one of the pool's workers gives up its time slice (`sched_yield`) on each submission
+/// (the backlog is sampled once every 64 submissions until it is first found over the
+/// bound). It is never blocked and no job is refused; submitters that outnumber the
 /// cores simply cannot starve the workers of CPU time (``Metrics/backpressureYields``
 /// counts it).
 ///

@@ -39,9 +39,11 @@
  *      sweeps every queue after CLOSED.
  *  I8  Backpressure: a thread that is not one of the pool's workers and submits while
  *      more than BOLTS_POOL_BACKLOG_PER_WORKER (4096) jobs per worker are queued gives
- *      up its time slice (sched_yield), checked once every 64 of its submissions. It
- *      never blocks, refuses or reorders a job, so it cannot deadlock; it keeps
- *      submitters that outnumber the cores from starving the workers of CPU time.
+ *      up its time slice (sched_yield). The backlog is sampled once every 64 of its
+ *      submissions; once found over the bound, every submission checks and yields until
+ *      it is under again. It never blocks, refuses or reorders a job, so it cannot
+ *      deadlock; it keeps submitters that outnumber the cores from starving the
+ *      workers of CPU time.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
