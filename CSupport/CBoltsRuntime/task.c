@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -42,6 +43,13 @@ struct bolts_task {
     _Alignas(16) unsigned char payload[BOLTS_TASK_PAYLOAD_SIZE];
 };
 _Static_assert(sizeof(struct bolts_task) <= BOLTS_BLOCK_SIZE, "a task must fit in a block");
+/* The header's inline readers rely on these. */
+_Static_assert(offsetof(struct bolts_task, state) == 0, "the state word comes first");
+_Static_assert(offsetof(struct bolts_task, outcome) == BOLTS_TASK_OUTCOME_OFFSET, "outcome offset");
+_Static_assert(offsetof(struct bolts_task, payload) == BOLTS_TASK_PAYLOAD_OFFSET, "payload offset");
+_Static_assert(offsetof(struct bolts_task, own_job) == BOLTS_TASK_OWN_JOB_OFFSET, "job offset");
+_Static_assert(sizeof(_Atomic(uintptr_t)) == sizeof(uintptr_t), "the state word is a plain word");
+_Static_assert(STATE_DONE == BOLTS_TASK_STATE_DONE, "the DONE tag");
 
 static bolts_task_t *task_alloc(uintptr_t state, bolts_outcome_t outcome) {
     bolts_task_t *task = bolts__block_alloc();
@@ -78,24 +86,6 @@ void bolts_task_destroy(bolts_task_t *task) {
         }
     }
     bolts__block_free(task);
-}
-
-bolts_job_t *bolts_task_own_job(bolts_task_t *task) { return &task->own_job; }
-
-void *bolts_task_payload(bolts_task_t *task) { return task->payload; }
-
-bolts_outcome_t bolts_task_state(const bolts_task_t *task) {
-    /* Acquire: pairs with the release half of publish's exchange, so the outcome and
-     * the payload written before it are visible once DONE is seen. */
-    uintptr_t s = atomic_load_explicit(&((bolts_task_t *)task)->state, memory_order_acquire);
-    if (!(s & STATE_DONE)) return BOLTS_PENDING;
-    return (bolts_outcome_t)task->outcome;
-}
-
-bool bolts_task_settled(const bolts_task_t *task) {
-    /* Acquire: as in bolts_task_state; DONE alone also means no job is still being
-     * dispatched by the completer. */
-    return atomic_load_explicit(&((bolts_task_t *)task)->state, memory_order_acquire) == STATE_DONE;
 }
 
 bool bolts_task_claim(bolts_task_t *task) {

@@ -1,9 +1,10 @@
 import CBoltsRuntime
 
 // What a continuation does once its antecedent has completed, one small value type per
-// `continue…` form. A step holds the antecedent and the caller's closure (three words), so
-// as an existential it lives in the waiting task's inline buffer with no allocation; its
-// `perform` is specialized for the caller's types.
+// `continue…` form. A step holds the antecedent and the caller's closure (three words).
+// While the next task waits, the step and its executor are parked in that task's payload
+// (which holds nothing until the task completes), and only the step's metatype is kept in
+// the task object: no allocation, and no existential to copy, clear or destroy.
 
 /// A continuation's work, run once with the (completed) antecedent and the next task.
 @usableFromInline
@@ -11,6 +12,70 @@ internal protocol _ContinuationStep: Sendable {
     /// Completes `next` (a `Task` of the step's result type) from the antecedent's outcome,
     /// running the caller's closure where the form says so.
     func perform(_ next: _BoltsTaskBase)
+
+    /// Moves the step parked in `task`'s payload out and runs it on the parked executor.
+    static func _runParked(on task: _BoltsTaskBase)
+
+    /// Destroys the step and executor parked in `task`'s payload (the task never ran it).
+    static func _discardParked(from task: _BoltsTaskBase)
+}
+
+/// Payload layout while a step is parked: the executor at offset 0, then the step (or, if
+/// it does not fit, a pointer to a heap copy of it) at `_parkedStepOffset`.
+@usableFromInline
+internal let _parkedStepOffset = 16
+
+extension _ContinuationStep {
+    /// Whether the step fits in the payload after the executor.
+    @inlinable
+    internal static var _parksInline: Bool {
+        MemoryLayout<Self>.size <= Int(BOLTS_TASK_PAYLOAD_SIZE) - _parkedStepOffset
+            && MemoryLayout<Self>.alignment <= 16
+    }
+
+    /// Parks `executor` and `step` in `task`'s payload, which must be free (the task is
+    /// pending and nothing is parked).
+    @inlinable
+    internal static func _park(_ executor: Executor, _ step: Self, in task: _BoltsTaskBase) {
+        let raw = bolts_task_payload(task._core)
+        raw.initializeMemory(as: Executor.self, repeating: executor, count: 1)
+        let slot = raw + _parkedStepOffset
+        if _parksInline {
+            slot.initializeMemory(as: Self.self, repeating: step, count: 1)
+        } else {
+            let box = UnsafeMutablePointer<Self>.allocate(capacity: 1)
+            box.initialize(to: step)
+            slot.storeBytes(of: box, as: UnsafeMutablePointer<Self>.self)
+        }
+    }
+
+    /// Moves the parked executor and step out of `task`'s payload, leaving it free.
+    @inlinable
+    internal static func _unpark(from task: _BoltsTaskBase) -> (Executor, Self) {
+        let raw = bolts_task_payload(task._core)
+        let executor = raw.assumingMemoryBound(to: Executor.self).move()
+        let slot = raw + _parkedStepOffset
+        if _parksInline { return (executor, slot.assumingMemoryBound(to: Self.self).move()) }
+        let box = slot.load(as: UnsafeMutablePointer<Self>.self)
+        let step = box.move()
+        box.deallocate()
+        return (executor, step)
+    }
+
+    @inlinable
+    internal static func _runParked(on task: _BoltsTaskBase) {
+        let (executor, step) = _unpark(from: task)
+        if executor._runsInPlace {
+            step.perform(task)
+        } else {
+            executor.execute { step.perform(task) }
+        }
+    }
+
+    @inlinable
+    internal static func _discardParked(from task: _BoltsTaskBase) {
+        _ = _unpark(from: task)
+    }
 }
 
 @usableFromInline

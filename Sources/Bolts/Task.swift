@@ -6,8 +6,9 @@ import CBoltsRuntime
 //     succeeded, and only before its `bolts_task_publish` (release).
 //  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
 //     so every read happens-after the single write; after publish they never change.
-//  3. `_step`/`_executor` (in the base) are written before the job that reads them is pushed with a
-//     release CAS, and read and cleared only by that job, which runs once.
+//  3. `_parkedStep` (in the base) and the step and executor parked in the payload are
+//     written before the job that reads them is pushed with a release CAS, and read and
+//     cleared only by that job, which runs once.
 /// A thread-safe promise: a `Task` ends exactly once, in success (with a value), in an error,
 /// or cancelled, and runs the continuations added to it after that outcome is visible.
 ///
@@ -38,6 +39,9 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     }
 
     deinit {
+        // A trivial value kept inline needs nothing: decided from `T`'s layout alone, before
+        // the state word is read.
+        if _isPOD(T.self) && Self._valueIsInline { return }
         if bolts_task_state(_core) == BOLTS_SUCCESS {
             let slot = _valueSlot
             if !_isPOD(T.self) { slot.deinitialize(count: 1) }

@@ -2,8 +2,9 @@ import CBoltsRuntime
 
 // @unchecked Sendable: the mutable fields follow the invariants listed on `Task`
 // (`_error` is written once before the release that publishes completion and read only
-// after an acquire that saw it; `_step` and `_executor` are handed over by the release CAS
-// that pushes the job that reads them, and read and cleared only by that job).
+// after an acquire that saw it; `_parkedStep`, and the step and executor parked in the
+// payload, are handed over by the release CAS that pushes the job that reads them, and
+// read and cleared only by that job).
 /// The non-generic part of every ``Task``: the C core's task, the error payload, the
 /// pending continuation step and where the task was created. An implementation detail
 /// (underscored, not API): it exists so that the C core can call back into a task without
@@ -18,16 +19,12 @@ public class _BoltsTaskBase: @unchecked Sendable {
     @exclusivity(unchecked)
     internal nonisolated(unsafe) var _error: (any Error)?
 
-    /// What to run when the task this one waits on completes: a continuation's step (kept
-    /// inline, see `Task+Steps.swift`) and where to run it. Cleared before the step runs,
-    /// so the antecedent and the caller's closure are released as soon as it has run.
+    /// The type of the continuation step parked in the core's payload while this task
+    /// waits (see `_await`), or nil. A metatype, so clearing it and destroying the task
+    /// cost no value-witness calls.
     @usableFromInline
     @exclusivity(unchecked)
-    internal nonisolated(unsafe) var _step: (any _ContinuationStep)?
-
-    @usableFromInline
-    @exclusivity(unchecked)
-    internal nonisolated(unsafe) var _executor: Executor = .default
+    internal nonisolated(unsafe) var _parkedStep: (any _ContinuationStep.Type)?
 
     @usableFromInline
     internal let _file: StaticString
@@ -43,6 +40,8 @@ public class _BoltsTaskBase: @unchecked Sendable {
     }
 
     deinit {
+        // A step is still parked only if what this task waited on was abandoned pending.
+        if let parked = _parkedStep { parked._discardParked(from: self) }
         if bolts_task_state(_core) == BOLTS_ERROR, !bolts_task_observed(_core), let error = _error {
             TaskDiagnostics._reportUnobserved(error, file: _file, line: _line)
         }
@@ -53,25 +52,19 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// own job record: one wait at a time. Continuations whose executor is a pool are handed
     /// to the pool by the C core.
     ///
-    /// No allocation: the job record lives in this task's core, the step in this object,
-    /// and the callback is a plain C function pointer.
+    /// No allocation: the job record lives in this task's core, the executor and the step
+    /// are parked in the core's payload (free until this task completes; see
+    /// `_ContinuationStep._park`), and the callback is a plain C function pointer.
     @inlinable
-    internal final func _await(_ other: _BoltsTaskBase, _ executor: Executor, _ step: some _ContinuationStep) {
-        _step = step
-        _executor = executor
+    internal final func _await<Step: _ContinuationStep>(_ other: _BoltsTaskBase, _ executor: Executor, _ step: Step) {
+        Step._park(executor, step, in: self)
+        _parkedStep = Step.self
         let job = bolts_task_own_job(_core)
         job.pointee.fn = { context in
             let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            // Moved out, not copied: no retain of the step's antecedent and closure here
-            // and no release when the field is cleared.
-            let step = base._step.take().unsafelyUnwrapped
-            let executor = base._executor
-            base._executor = .default
-            if executor._runsInPlace {
-                step.perform(base)
-            } else {
-                executor.execute { step.perform(base) }
-            }
+            let parked = base._parkedStep.unsafelyUnwrapped
+            base._parkedStep = nil
+            parked._runParked(on: base)
         }
         // Retained until the job runs: a waiting task is kept alive by what it waits on.
         job.pointee.context = Unmanaged.passRetained(self).toOpaque()

@@ -73,16 +73,6 @@ bolts_task_t *_Nonnull bolts_task_create_completed(bolts_outcome_t outcome);
  *  the caller must know none is waiting. Must not race any other call on the task. */
 void bolts_task_destroy(bolts_task_t *_Nonnull task);
 
-/** The task's outcome, BOLTS_PENDING while not complete. Acquire: pairs with the
- *  release in `bolts_task_publish`, so a non-pending answer makes the payload that the
- *  completer wrote visible to the caller. */
-bolts_outcome_t bolts_task_state(const bolts_task_t *_Nonnull task);
-
-/** Whether the task is complete and its completer has finished dispatching (acquire,
- *  like `bolts_task_state`). A continuation may be run directly, bypassing `add`, only
- *  when this is true; otherwise it could overtake jobs added before it. */
-bool bolts_task_settled(const bolts_task_t *_Nonnull task);
-
 /** Tries to become the task's one completer. Returns true exactly once per task. */
 bool bolts_task_claim(bolts_task_t *_Nonnull task);
 
@@ -94,23 +84,63 @@ void bolts_task_publish(bolts_task_t *_Nonnull task, bolts_outcome_t outcome);
  *  it already has. The caller sets job->fn, ->context and ->pool first. */
 void bolts_task_add(bolts_task_t *_Nonnull task, bolts_job_t *_Nonnull job);
 
-/** The job record embedded in the task, for the task's owner to wait on one other task
- *  at a time (a continuation waits on its antecedent, then maybe on a returned task). */
-bolts_job_t *_Nonnull bolts_task_own_job(bolts_task_t *_Nonnull task);
-
 /** Blocks until the task completes or `timeout_ns` passes (negative: no limit).
  *  Costs nothing until called: it pushes a waiter job and sleeps on a futex. Before
  *  sleeping it drains this thread's trampoline queue, and tells the pool (if this is a
  *  pool worker) that the worker is blocking. Returns true if the task is complete. */
 bool bolts_task_wait(bolts_task_t *_Nonnull task, int64_t timeout_ns);
 
+/* ---- Inline readers -------------------------------------------------------------------
+ * The readers every continuation and every task's deinit call, inline so that the
+ * Swift layer pays no call for them. They read the task through these layout facts, which
+ * task.c asserts against its struct: the state word is the first field, the outcome byte
+ * sits at BOLTS_TASK_OUTCOME_OFFSET, the owner's job record at BOLTS_TASK_OWN_JOB_OFFSET
+ * and the payload at BOLTS_TASK_PAYLOAD_OFFSET. */
+
 /** Bytes of payload storage in every task, 16-byte aligned. */
 #define BOLTS_TASK_PAYLOAD_SIZE 64
+#define BOLTS_TASK_OUTCOME_OFFSET 8
+#define BOLTS_TASK_PAYLOAD_OFFSET 64
+#define BOLTS_TASK_OWN_JOB_OFFSET 16
+/** The DONE tag of the state word, and the whole word once settled (see the table). */
+#define BOLTS_TASK_STATE_DONE ((uintptr_t)2)
+
+/** The state word, with acquire order (see the callers). */
+static inline uintptr_t bolts__task_load_state(const bolts_task_t *_Nonnull task) {
+    /* Acquire: pairs with the release half of publish's exchange, so the outcome and the
+     * payload written before it are visible once DONE is seen. */
+    return __atomic_load_n((const uintptr_t *)(const void *)task, __ATOMIC_ACQUIRE);
+}
+
+/** The task's outcome, BOLTS_PENDING while not complete. Acquire: pairs with the
+ *  release in `bolts_task_publish`, so a non-pending answer makes the payload that the
+ *  completer wrote visible to the caller. */
+static inline bolts_outcome_t bolts_task_state(const bolts_task_t *_Nonnull task) {
+    if (!(bolts__task_load_state(task) & BOLTS_TASK_STATE_DONE)) return BOLTS_PENDING;
+    /* Plain: written once before publish's release, read after the acquire above. */
+    return (bolts_outcome_t)((const unsigned char *)task)[BOLTS_TASK_OUTCOME_OFFSET];
+}
+
+/** Whether the task is complete and its completer has finished dispatching (acquire,
+ *  like `bolts_task_state`). A continuation may be run directly, bypassing `add`, only
+ *  when this is true; otherwise it could overtake jobs added before it. */
+static inline bool bolts_task_settled(const bolts_task_t *_Nonnull task) {
+    return bolts__task_load_state(task) == BOLTS_TASK_STATE_DONE;
+}
 
 /** The task's payload storage: BOLTS_TASK_PAYLOAD_SIZE bytes, 16-byte aligned, owned by
  *  the layer above (which keeps its success value there, written by the claimer before
- *  `bolts_task_publish` and read after an acquire that saw the task complete). */
-void *_Nonnull bolts_task_payload(bolts_task_t *_Nonnull task);
+ *  `bolts_task_publish` and read after an acquire that saw the task complete; a pending
+ *  task's owner may park other data there until it completes). */
+static inline void *_Nonnull bolts_task_payload(bolts_task_t *_Nonnull task) {
+    return (unsigned char *)task + BOLTS_TASK_PAYLOAD_OFFSET;
+}
+
+/** The job record embedded in the task, for the task's owner to wait on one other task
+ *  at a time (a continuation waits on its antecedent, then maybe on a returned task). */
+static inline bolts_job_t *_Nonnull bolts_task_own_job(bolts_task_t *_Nonnull task) {
+    return (bolts_job_t *)(void *)((unsigned char *)task + BOLTS_TASK_OWN_JOB_OFFSET);
+}
 
 /** Marks the task's outcome as observed (relaxed: a diagnostic flag only). */
 void bolts_task_mark_observed(bolts_task_t *_Nonnull task);
