@@ -106,3 +106,87 @@ import Testing
         }
     }
 }
+
+/// A continuation step that does not hold its antecedent, so the antecedent can be abandoned
+/// while the step is parked; `Padding` makes it fit the payload or not.
+private struct ParkedTestStep<Padding: Sendable>: _ContinuationStep {
+    let token: LifetimeTracker.Token
+    let padding: Padding
+    let value: Int
+    var probe: @Sendable () -> Int = { 0 }
+
+    func perform(_ next: _BoltsTaskBase) {
+        _ = token
+        unsafeDowncast(next, to: Task<Int>.self)._trySet(value: value + probe())
+    }
+}
+
+/// The two ways a parked step ends: it runs (moved out of the payload, or out of its heap
+/// box when it does not fit), or the task it waits on is abandoned and it is destroyed
+/// unrun. Either way the step, and what it holds, is released exactly once.
+@Suite(.serialized) struct ParkedStepTests {
+    typealias Small = Int
+    typealias Large = (Int, Int, Int, Int, Int, Int, Int, Int)
+
+    @Test func theTestStepsParkInlineAndBoxed() {
+        #expect(ParkedTestStep<Small>._parksInline)
+        #expect(!ParkedTestStep<Large>._parksInline)
+    }
+
+    private func runsOnce<Padding: Sendable>(padding: Padding) {
+        let tracker = LifetimeTracker()
+        let source = TaskCompletionSource<Int>()
+        let next = Task<Int>(_pendingAt: #fileID, line: #line)
+        next._await(source.task, .default, ParkedTestStep(token: tracker.track(), padding: padding, value: 42))
+        #expect(tracker.alive == 1)
+        #expect(!next.completed)
+        source.set(result: 0)
+        #expect(next.result == 42)
+        #expect(tracker.alive == 0)
+    }
+
+    @Test func aParkedStepRunsAndIsReleased() {
+        runsOnce(padding: 7 as Small)
+        runsOnce(padding: (1, 2, 3, 4, 5, 6, 7, 8) as Large)
+    }
+
+    private func discardedOnce<Padding: Sendable>(padding: Padding) {
+        let tracker = LifetimeTracker()
+        weak var weakNext: Task<Int>?
+        do {
+            let source = TaskCompletionSource<Int>()
+            let next = Task<Int>(_pendingAt: #fileID, line: #line)
+            weakNext = next
+            next._await(source.task, .default, ParkedTestStep(token: tracker.track(), padding: padding, value: 1))
+            #expect(tracker.alive == 1)
+        }
+        // The source and its task are gone while pending: the waiting task was released by
+        // the job's drop, and its parked step destroyed unrun.
+        #expect(weakNext == nil)
+        #expect(tracker.alive == 0)
+    }
+
+    @Test func aParkedStepIsDestroyedWhenWhatItWaitsOnIsAbandoned() {
+        discardedOnce(padding: 7 as Small)
+        discardedOnce(padding: (1, 2, 3, 4, 5, 6, 7, 8) as Large)
+    }
+
+    @Test func aParkedStepRunsOnItsScheduledExecutor() {
+        let tracker = LifetimeTracker()
+        let queue = DispatchQueue(label: "parked")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 1)
+        let source = TaskCompletionSource<Int>()
+        let next = Task<Int>(_pendingAt: #fileID, line: #line)
+        let step = ParkedTestStep(token: tracker.track(), padding: 0, value: 5) {
+            DispatchQueue.getSpecific(key: key) == 1 ? 100 : 0
+        }
+        next._await(source.task, .queue(queue), step)
+        _ = consume step
+        source.set(result: 0)
+        #expect(next.waitUntilCompleted(timeout: 10))
+        #expect(next.result == 105)  // 100: the step ran on the queue
+        queue.sync {}  // the queue's closure has returned and released the step
+        #expect(tracker.alive == 0)
+    }
+}
