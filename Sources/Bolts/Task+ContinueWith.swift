@@ -2,9 +2,10 @@ import CBoltsRuntime
 
 // Continuations. Every form creates one new task and waits with that task's own job record
 // (no node allocation); what to run is a small step value (this task and the caller's
-// closure, see `Task+Steps.swift`) kept inline in the new task: a continuation whose closure
-// captures nothing costs one allocation, the new task. Thrown `CancelledError`/`CancellationError` cancels the new task; any other
-// thrown error faults it; a returned task is unwrapped (the new task ends as it ends).
+// closure, see `Task+Steps.swift`) parked inline in the new task: a continuation whose
+// closure captures nothing costs one allocation, the new task. Thrown `CancelledError` or
+// `CancellationError` cancels the new task; any other thrown error faults it; a returned
+// task is unwrapped (the new task ends as it ends).
 //
 // With a cancellation token (see `Task+Cancellation.swift`): a token that is already
 // cancelled gives an already-cancelled task, and cancelling it while the continuation waits
@@ -152,9 +153,9 @@ extension Task {
     /// completes. `step` must complete the next task (directly or by following a returned
     /// task).
     ///
-    /// No allocation besides the next task: `step` (this task and the caller's closure) fits
-    /// in the existential's inline buffer in the next task, the executor is stored beside
-    /// it, and the job record is embedded in the next task's core.
+    /// No allocation besides the next task: `step` (this task and the caller's closure) and
+    /// the executor are parked in the next task's payload while it waits, and the job
+    /// record is embedded in the next task's core.
     @inlinable
     internal func _continue<U, Step: _ContinuationStep>(
         _ executor: Executor,
