@@ -57,6 +57,7 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// `_ContinuationStep._park`), and the callback is a plain C function pointer.
     @inlinable
     internal final func _await<Step: _ContinuationStep>(_ other: _BoltsTaskBase, _ executor: Executor, _ step: Step) {
+        assert(_parkedStep == nil, "a task waits on one task at a time")
         Step._park(executor, step, in: self)
         _parkedStep = Step.self
         let job = bolts_task_own_job(_core)
