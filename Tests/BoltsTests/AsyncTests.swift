@@ -64,4 +64,54 @@ import Testing
             #expect(sum == 400)
         }
     }
+
+    /// Cancelling the awaiting Swift task races completing the Bolts task, 2,000 times: each
+    /// await ends exactly once, with the value or with `CancellationError`, and the awaiter
+    /// (which holds the task) is released either way, so the task is freed.
+    @Test func awaiterCancellationRacingCompletionResumesOnceAndReleasesEverything() async throws {
+        var sawValue = 0
+        var sawCancellation = 0
+        for round in 0..<2_000 {
+            weak var weakTask: Task<Int>?
+            let outcome: Result<Int, any Error>
+            do {
+                let source = TaskCompletionSource<Int>()
+                weakTask = source.task
+                let task = source.task
+                let waiter = _Concurrency.Task { try await task.value }
+                // Random head starts, so that cancellation lands before, during and after the
+                // await suspends, and completion before or after either.
+                let cancelSpin = Int.random(in: 0..<20_000)
+                let completeSpin = Int.random(in: 0..<20_000)
+                let canceller = _Concurrency.Task.detached {
+                    spin(cancelSpin)
+                    waiter.cancel()
+                }
+                let completer = _Concurrency.Task.detached {
+                    spin(completeSpin)
+                    source.set(result: round)
+                }
+                outcome = await waiter.result
+                await canceller.value
+                await completer.value
+            }
+            switch outcome {
+            case .success(let value):
+                #expect(value == round)
+                sawValue += 1
+            case .failure(let error):
+                #expect(error is CancellationError)
+                sawCancellation += 1
+            }
+            #expect(weakTask == nil, "round \(round): the task outlived its awaiter")
+        }
+        #expect(sawValue + sawCancellation == 2_000)
+    }
+}
+
+/// Busy work that the optimizer cannot remove, for head starts in races.
+private func spin(_ iterations: Int) {
+    var x = 0
+    for i in 0..<iterations { x &+= i }
+    withExtendedLifetime(x) {}
 }
