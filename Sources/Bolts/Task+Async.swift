@@ -16,19 +16,20 @@ extension Task {
         }
     }
 
-    /// The suspending part of ``value``: not inlined, it is the slow path. One allocation
-    /// (the awaiter, which is also the context of the job that resumes it).
+    /// The suspending part of ``value``: not inlined, it is the slow path.
     @usableFromInline
     internal func _awaitValue() async throws -> T {
         if _Concurrency.Task.isCancelled { throw CancellationError() }
-        let awaiter = _Awaiter<T>(self)
+        let awaiter = _Awaiter<T>()
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
                 guard awaiter.wait(continuation) else {
                     continuation.resume(throwing: CancellationError())
                     return
                 }
-                awaiter._resumeWhenComplete()
+                _whenComplete(self) { [self] in
+                    awaiter.finish()?.resume(with: Result { try self._get() })
+                }
             }
         } onCancel: {
             awaiter.finish()?.resume(throwing: CancellationError())
@@ -86,70 +87,33 @@ extension Task {
     }
 }
 
-// @unchecked Sendable: no stored state; the subclass synchronizes its own (one atomic word).
-/// The non-generic part of an awaiter: what the C job that fires on completion calls.
-internal class _AwaiterBase: @unchecked Sendable {
-    /// Resumes the waiting continuation, if cancellation has not taken it already, with
-    /// the (completed) task's outcome.
-    func _taskCompleted() {}
-
-    /// Adds a job to `task` that calls `_taskCompleted` once it completes. The job holds a
-    /// reference to this awaiter until it runs (or until the task is abandoned).
-    final func _fire(whenComplete task: _BoltsTaskBase) {
-        let job = bolts_job_create(
-            { context in
-                Unmanaged<_AwaiterBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()._taskCompleted()
-            },
-            Unmanaged.passRetained(self).toOpaque()
-        )!
-        job.pointee.drop = { context in Unmanaged<_AwaiterBase>.fromOpaque(context.unsafelyUnwrapped).release() }
-        bolts_task_add(task._core, job)
-    }
-}
-
-// @unchecked Sendable: `task` is immutable (and `Task` is Sendable); `continuation` is
-// written once, before the release CAS that publishes it, and read only by the one caller
-// of `finish` whose exchange (acquire) saw it published.
 /// One `await` of a task's value: whichever of completion and cancellation comes first
-/// takes the continuation; the other finds nothing to resume. Lock-free: one atomic word
-/// (idle → waiting → finished, or idle → finished when cancellation comes first).
-internal final class _Awaiter<T: Sendable>: _AwaiterBase, @unchecked Sendable {
-    private static var idle: Int { 0 }
-    private static var waiting: Int { 1 }
-    private static var finished: Int { 2 }
+/// takes the continuation; the other finds nothing to resume.
+internal final class _Awaiter<T: Sendable>: Sendable {
+    private enum State {
+        case idle
+        case waiting(UnsafeContinuation<T, any Error>)
+        case finished
+    }
 
-    private let task: Task<T>
-    private let state = Atomic<Int>(0)
-    private nonisolated(unsafe) var continuation: UnsafeContinuation<T, any Error>?
-
-    init(_ task: Task<T>) { self.task = task }
+    private let state = Mutex<State>(.idle)
 
     /// Stores the continuation; false if cancellation already happened (resume it now).
     func wait(_ continuation: UnsafeContinuation<T, any Error>) -> Bool {
-        self.continuation = continuation
-        // Release on success: publishes `continuation` to the `finish` that takes it.
-        // Relaxed on failure: the state is then `finished` and nothing is read.
-        return state.compareExchange(
-            expected: Self.idle,
-            desired: Self.waiting,
-            successOrdering: .releasing,
-            failureOrdering: .relaxed
-        ).exchanged
+        state.withLock { state in
+            if case .finished = state { return false }
+            state = .waiting(continuation)
+            return true
+        }
     }
 
     /// Takes the continuation, if nobody has yet; marks the await finished either way.
     func finish() -> UnsafeContinuation<T, any Error>? {
-        // Acquiring: if the old state is `waiting`, pairs with `wait`'s release so that the
-        // continuation is visible; exactly one exchange can see `waiting`.
-        guard state.exchange(Self.finished, ordering: .acquiring) == Self.waiting else { return nil }
-        return continuation
-    }
-
-    /// Resumes the continuation with the task's outcome once it completes.
-    func _resumeWhenComplete() { _fire(whenComplete: task) }
-
-    override func _taskCompleted() {
-        finish()?.resume(with: Result { try task._get() })
+        state.withLock { state in
+            defer { state = .finished }
+            if case .waiting(let continuation) = state { return continuation }
+            return nil
+        }
     }
 }
 
