@@ -259,6 +259,7 @@ if [ "$mutants" = 1 ]; then
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1
     check mutant-token-4-no-wake            token.pml fail safety -DMUTANT=4 -DNREG=2 -DDISPOSE=0 -DCANCEL2=1
+    check mutant-token-5-cancel-after-dispose token.pml fail safety -DMUTANT=5 -DNREG=2 -DDISPOSE=0 -DTDISPOSE=1
 fi
 
 total=$(( $(date +%s) - total_start ))

@@ -7,7 +7,7 @@
  * Each atomic operation of the C code is one Promela step; the token's mutex is a
  * variable that a step takes when it is free; plain fields are plain variables. Citations
  * are "function (token.c:line)" against the tree the model was last checked with (token.c
- * as of commit c6256fa); the function names are the anchor if the lines drift.
+ * as of the commit that made a disposed token uncancellable); the function names are the anchor if the lines drift.
  *
  * The list (urcu/rculist.h): node 0 is the list head; lnext/lprev are the links.
  *   cds_list_add_tail_rcu(new, head): new's links are written while new is private, then
@@ -209,7 +209,7 @@ inline handler_body(r, fromnode) {
     if
     :: r == 1 && canceller == _pid ->
         /* (only when run by the walk) bolts_token_register on the cancelled token: the fast path's acquire load sees
-         * CANCELLED, so run and release now (token.c:522-560) */
+         * CANCELLED, so run and release now (token.c:518-556) */
         atomic { assert(!tfreed); hs = tstate };
         assert(hs & T_C);
         nextra++;
@@ -276,7 +276,7 @@ inline walk_may_be_reading(res) {
     atomic { assert(!tfreed && lockholder == _pid); res = ((tstate & T_C) && !(tstate & T_N)) && (MUTANT != 1) }
 }
 
-/* ---- bolts_token_registration_dispose (token.c:562-598) ----------------------------- */
+/* ---- bolts_token_registration_dispose (token.c:558-594) ----------------------------- */
 
 inline reg_dispose(r, result) {
     /* CAS ARMED -> DISPOSED, acquire/acquire */
@@ -397,8 +397,8 @@ inline token_release() {
     fi
 }
 
-/* ---- bolts_token_cancel (token.c:460-486), token_run_handlers (386-439),
- *      token_wait_notified (441-458) -------------------------------------------------- */
+/* ---- bolts_token_cancel (token.c:450-482), token_run_handlers (376-429),
+ *      token_wait_notified (431-448) -------------------------------------------------- */
 
 inline cancel(result) {
     atomic { assert(!tfreed); cs = tstate };                /* acquire */
@@ -445,9 +445,14 @@ wagain:         skip
         :: else -> skip
         fi;
         result = 0
+    :: !(cs & T_C) && (cs & T_D) && MUTANT != 5 ->
+        /* DISPOSED (stable under the lock): a disposed token never becomes cancelled */
+        atomic { assert(lockholder == _pid); lockholder = NONE };
+        result = 0
     :: else ->
         /* fetch_or CANCELLED (release), under the lock */
         atomic {
+            assert(!(tstate & T_D));   /* never cancels a token disposed first */
             tstate = tstate | T_C;
             cancelled_once = 1;
             k = 1;
@@ -547,7 +552,7 @@ cdone:
     }
 }
 
-/* ---- bolts_token_dispose (token.c:488-520) ------------------------------------------ */
+/* ---- bolts_token_dispose (token.c:484-514) ------------------------------------------ */
 
 inline token_dispose() {
     /* lock; fetch_or DISPOSED (release); walk_may_be_reading (acquire); first node */
@@ -602,7 +607,7 @@ proctype Registrant(byte r) {
     LOCALS;
     byte s;
     bit startc, added;
-    /* bolts_token_register (token.c:522-560): acquire load; if neither bit is set,
+    /* bolts_token_register (token.c:518-556): acquire load; if neither bit is set,
      * allocate and initialize the node (private until published) */
     atomic {
         assert(!tfreed);
@@ -670,7 +675,7 @@ proctype Registrant(byte r) {
         :: else -> skip
         fi;
 #endif
-        /* bolts_token_registration_release (token.c:600-604) */
+        /* bolts_token_registration_release (token.c:596-600) */
         atomic { assert(!rfreed[r]) };                /* t = r->token */
         reg_unref(r);
         token_release()
@@ -764,7 +769,8 @@ init {
         i++
     :: else -> break
     od;
-    assert(cancelled_once == (CANCEL || CANCEL2))
+    /* a canceller cancels, unless the token was disposed first (then nothing does) */
+    assert(cancelled_once == (CANCEL || CANCEL2) || (TDISPOSE && !cancelled_once))
 }
 
 ltl nohang { <> [] !hang }

@@ -460,6 +460,12 @@ bool bolts_token_cancel(bolts_token_t *t) {
         if (!reentrant) token_wait_notified(t);
         return false;
     }
+    /* Relaxed: DISPOSED is only set under the lock we hold. A disposed token can no longer
+     * become cancelled (a `cancel(after:)` timer or a timeout racing the owner's dispose). */
+    if (atomic_load_explicit(&t->state, memory_order_relaxed) & TOKEN_DISPOSED) {
+        pthread_mutex_unlock(&t->lock);
+        return false;
+    }
     /* Release: what the caller did before cancel() happens-before any acquire load that
      * sees CANCELLED (bolts_token_is_cancelled, the fast path of register). */
     atomic_fetch_or_explicit(&t->state, TOKEN_CANCELLED, memory_order_release);

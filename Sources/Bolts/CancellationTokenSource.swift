@@ -131,8 +131,9 @@ public final class CancellationTokenSource: Sendable {
     public func dispose() {
         bolts_token_dispose(_token._core)
         _disposeLinks()
-        // A concurrent first cancel(after:) may still install a timer after this; that
-        // timer fires, but only cancels a disposed token (which runs nothing).
+        // A concurrent first cancel(after:) may still install a timer after this, and a
+        // timer may be firing right now; either way the C core refuses to cancel a token
+        // that was disposed first.
         _timer.load()?.stop()
     }
 
@@ -143,9 +144,11 @@ public final class CancellationTokenSource: Sendable {
     @discardableResult
     internal func _cancelUnlessDisposed() -> Bool {
         if bolts_token_is_disposed(_token._core) { return bolts_token_is_cancelled(_token._core) }
+        // A dispose racing this one wins or loses inside the C core: a token disposed first
+        // is never cancelled, so read the outcome back rather than assume it.
         _ = bolts_token_cancel(_token._core)
         _disposeLinks()
-        return true
+        return bolts_token_is_cancelled(_token._core)
     }
 
     private func _disposeLinks() {
@@ -187,7 +190,9 @@ private final class _CancelTimer: @unchecked Sendable {
             timer.schedule(deadline: deadline, repeating: .never)
             return
         }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
+        // Its own serial queue, like every runtime timer (see `_OneShotTimer`): it fires
+        // on time even when the global pool's threads are all busy.
+        let timer = DispatchSource.makeTimerSource(queue: _timerQueue())
         // The handler retains the timer: an armed timer then survives its source's release,
         // and keeps the token it will cancel. `cancel()` of the Dispatch source releases the
         // handler, which breaks that cycle (after it fired, or in `stop()`).

@@ -116,19 +116,19 @@ internal final class _TimeoutLink<T: Sendable>: Sendable {
 
 /// A Dispatch timer that fires once; `cancel()` releases its handler at once.
 ///
-/// Timers fire on a queue of their own, not on `DispatchQueue.global()`: the global pool's
-/// few threads can all be busy or blocked (a loaded server, `concurrentPerform`, blocking
-/// waits), and a delay or timeout must not be postponed by that. A labelled queue gets a
-/// thread even when the global pool is saturated.
+/// Each timer fires on a serial queue of its own, not on `DispatchQueue.global()` nor on a
+/// shared concurrent queue: both are served by the global pool's few threads, which can
+/// all be busy or blocked (a loaded server, `concurrentPerform`, blocking waits), and a
+/// delay or timeout must not be postponed by that. A serial queue is overcommitting in
+/// Dispatch (it gets a thread even when the pool is saturated), and one per timer keeps a
+/// slow continuation of one delay from holding up the others.
 //
 // @unchecked Sendable: `source` is immutable and DispatchSource's methods are thread-safe.
 internal final class _OneShotTimer: @unchecked Sendable {
     private let source: DispatchSourceTimer
 
-    static let queue = DispatchQueue(label: "bolts.timers", attributes: .concurrent)
-
     init(after seconds: Double, _ handler: @escaping @Sendable () -> Void) {
-        source = DispatchSource.makeTimerSource(queue: _OneShotTimer.queue)
+        source = DispatchSource.makeTimerSource(queue: _timerQueue())
         let source = self.source
         source.setEventHandler {
             handler()
@@ -163,4 +163,10 @@ internal struct _TokenGuardedStep<Step: _ContinuationStep>: _ContinuationStep {
         }
         step.perform(next)
     }
+}
+
+/// A new serial queue for one timer (see `_OneShotTimer`): serial queues overcommit, so
+/// the timer fires on time even when every thread of the global pool is busy.
+internal func _timerQueue() -> DispatchQueue {
+    DispatchQueue(label: "bolts.timer")
 }

@@ -92,6 +92,11 @@ func cancellationEventually(within seconds: Double, _ condition: () -> Bool) -> 
     return condition()
 }
 
+/// Seconds elapsed since `start` (monotonic clock).
+func cancellationSeconds(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
 /// An identity of the calling thread that can be compared across threads.
 func cancellationCurrentThreadID() -> UInt {
     UInt(pthread_self())

@@ -214,6 +214,9 @@ enum SoakRun {
 
         if firstRSS.anonymous == 0 { failures.append("could not read RssAnon from /proc/self/status") }
         // Every pool hop is one job on the pool (the C core hands the continuation to it).
+        // A worker counts a job after the job returned, which can be after the task it
+        // completed was seen complete: shut the pool down (joining its workers) first.
+        pool.shutdown()
         let poolMetrics = pool.metrics
         if poolMetrics.executed < UInt64(hops) {
             failures.append("the pool ran \(poolMetrics.executed) jobs for \(hops) hops")

@@ -169,7 +169,8 @@ bool bolts_token_is_disposed(const bolts_token_t *_Nonnull token);
 /**
  * Requests cancellation and runs every armed handler, in registration order, on the
  * calling thread; returns when all of them returned. Returns true if this call made
- * the request, false if the token was already cancelled. In that case it first waits
+ * the request, false if the token was already cancelled or was disposed first (a
+ * disposed token never becomes cancelled). If it was already cancelled it first waits
  * until the canceller that made the request has run every handler, unless the caller
  * is that canceller (a re-entrant call from a handler), which returns at once.
  * Runs no handler that was disposed before the walk reached it.
@@ -180,8 +181,8 @@ bool bolts_token_cancel(bolts_token_t *_Nonnull token);
  * Disposes the token on behalf of its owner: sets DISPOSED and drops (releases without
  * running) every handler still armed. Later registrations on a token that is disposed
  * but not cancelled are dropped at once and return NULL, since nothing can cancel it.
- * Running handlers are not waited for. Idempotent. Cancelling afterwards only sets the
- * bit. Concurrent with anything.
+ * Running handlers are not waited for. Idempotent. Cancelling afterwards does nothing
+ * (returns false). Concurrent with anything.
  */
 void bolts_token_dispose(bolts_token_t *_Nonnull token);
 
