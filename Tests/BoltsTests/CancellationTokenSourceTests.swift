@@ -125,11 +125,12 @@ import Testing
         #expect(late.value == 0)
     }
 
-    @Test func timersRacingDisposeLeaveTokensConsistent() {
+    @Test func timersRacingDisposeRunEachHandlerAtMostOnce() {
         // Each source's timer fires at about the moment its owner disposes it. Whatever
-        // the order, a token is either cancelled with its handler run once, or not
-        // cancelled with its handler never run; and a dispose that returned before the
-        // timer's deadline always wins.
+        // the order: a handler runs at most once, never on a token that is not cancelled,
+        // and a dispose that returned before the timer's deadline always wins. (A cancel
+        // that set its bit just before the dispose may still see its handler dropped by
+        // that dispose: the walk runs no handler disposed before it reached it.)
         let count = 200
         let runs = (0..<count).map { _ in CancellationCounter() }
         var tokens: [CancellationToken] = []
@@ -148,20 +149,16 @@ import Testing
         }
         // Every token is disposed now, so no timer can cancel one any more; a cancel that
         // began before its dispose may still be running its handler.
-        var inconsistent = 0
+        usleep(50_000)
+        var ranUncancelled = 0
         var lostInTime = 0
         for i in 0..<count {
-            let cancelled = tokens[i].isCancellationRequested
-            if cancelled {
-                if !cancellationEventually(within: 5, { runs[i].value == 1 }) { inconsistent += 1 }
-            } else if runs[i].value != 0 {
-                inconsistent += 1
-            }
-            if inTime[i] && cancelled { lostInTime += 1 }
+            let value = runs[i].value
+            if !tokens[i].isCancellationRequested && value != 0 { ranUncancelled += 1 }
+            if inTime[i] && tokens[i].isCancellationRequested { lostInTime += 1 }
         }
-        usleep(20_000)
         #expect(runs.allSatisfy { $0.value <= 1 })
-        #expect(inconsistent == 0)
+        #expect(ranUncancelled == 0)
         #expect(lostInTime == 0)
     }
 
