@@ -15,7 +15,8 @@
 #   MODEL_LTL_FULL    1: run the token liveness check at TOKEN_REGS with dispose too  (default 0;
 #                     about a minute at TOKEN_REGS=2)
 #   MODEL_POOL_FULL   1: also the pool check with two submitters and one extra scan    (default 0;
-#                     about 80 s and 3.5 GB here, 6e7 states)
+#                     about 80 s and 3.5 GB here, 6e7 states), and the shutdown check
+#                     with two jobs (about 60 s and 2.8 GB, 5e7 states)
 #   MODEL_MUTANTS     1: also check that deliberately broken variants are caught      (default 1)
 #   MODEL_KNOWN_OK    1: the open findings listed in Model/FINDINGS.md (KNOWN below) are
 #                     reported but do not fail the run                                (default 0)
@@ -199,8 +200,10 @@ echo "== pool.pml: run queues, searching count, parking (submitter link stores i
 check pool-two-submitters     pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=0
 check pool-one-submitter-two-jobs pool.pml pass safety -DNSUB=1 -DNJOBS=2 -DSPIN=0
 check pool-longer-spin        pool.pml pass safety -DNSUB=1 -DNJOBS=1 -DSPIN=2
+check pool-shutdown           pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
 if [ "$pool_full" = 1 ]; then
     check pool-two-submitters-spin pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=1
+    check pool-shutdown-two-jobs  pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
 fi
 
 # regress NAME SOURCE: a counterexample replayed on the real C code (Model/regress/NAME.c,
@@ -255,6 +258,9 @@ if [ "$mutants" = 1 ]; then
     check mutant-pool-1-notify-before-enqueue pool.pml fail safety -DMUTANT=1 -DNSUB=2 -DNJOBS=2 -DSPIN=0
     check mutant-pool-2-check-before-publish  pool.pml fail safety -DMUTANT=2 -DNSUB=2 -DNJOBS=2 -DSPIN=0
     check mutant-pool-3-empty-by-head-link    pool.pml fail safety -DMUTANT=3 -DNSUB=2 -DNJOBS=2 -DSPIN=0
+    check mutant-pool-4-no-state-reread       pool.pml fail safety -DMUTANT=4 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
+    check mutant-pool-5-shutdown-no-wake      pool.pml fail safety -DMUTANT=5 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
+    check mutant-pool-6-close-no-wake-all     pool.pml fail safety -DMUTANT=6 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
     check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1

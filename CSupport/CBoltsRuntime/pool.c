@@ -311,6 +311,9 @@ static void maybe_close(bolts_pool_t *pool) {
     /* Seq_cst: the CLOSED store of I7; submitters re-read it after their fence. */
     if (atomic_compare_exchange_strong_explicit(&pool->state, &expected, POOL_CLOSED, memory_order_seq_cst,
                                                 memory_order_relaxed)) {
+        /* Seq_cst fence: as after the CLOSING store in shutdown, the pairing with a
+         * parker that reads the state after its own fence. */
+        atomic_thread_fence(memory_order_seq_cst);
         wake_all(pool);
     }
 }
@@ -738,6 +741,11 @@ int bolts_pool_shutdown(bolts_pool_t *pool, bool wait) {
     /* Seq_cst: the CLOSING store of I7, in the same total order as the fences. */
     if (atomic_compare_exchange_strong_explicit(&pool->state, &expected, POOL_CLOSING, memory_order_seq_cst,
                                                 memory_order_relaxed)) {
+        /* Seq_cst fence: the other half of I7's store-buffering pair with a parker (its
+         * bit, a fence, then its state load), so `wake_one`'s relaxed mask load below
+         * sees the bit or the parker sees CLOSING. The locked CAS is already a full
+         * barrier on x86; C11 promises the pairing only with a fence on both sides. */
+        atomic_thread_fence(memory_order_seq_cst);
         /* Parked workers would not notice: wake them so the last to park again closes
          * the pool once the queues are empty. */
         wake_parked(pool);

@@ -57,7 +57,7 @@
  *   | park / notify        | each other, submits                 | seq_cst RMW on the mask + seq_cst loads |
  *   |                      |                                     | (I3); `wake` store release / load       |
  *   |                      |                                     | acquire (I4)                            |
- *   | shutdown             | submits, workers, metrics           | state store seq_cst (I7)                |
+ *   | shutdown             | submits, workers, metrics           | state CAS seq_cst + seq_cst fence (I7)  |
  *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
  *   |                      |                                     | consistent cut                          |
  *   | release              | nothing from the same owner         | refcount acq_rel: last one frees        |
