@@ -1,7 +1,8 @@
 /*
  * Model of the thread pool's run queues, searching count and parking protocol in
  * CSupport/CBoltsRuntime/pool.c: invariants I2-I5 of include/bolts_pool.h ("no job is run
- * twice, and no job is left in a queue while every worker sleeps").
+ * twice, and no job is left in a queue while every worker sleeps"); with -DSHUTDOWN=1 also
+ * I7, with -DBLOCKING=1 also I6 (compensating workers and spares; see "Compensation").
  *
  * Citations are "function (pool.c:line)" against commit 72eb374; the function names are
  * the anchor if the lines drift.
@@ -18,6 +19,8 @@
  *                 (pool.c:314), run_job.
  *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false) (pool.c:736); see
  *                 "Shutdown" below.
+ *   Worker(1..)   with BLOCKING=1, started by add_worker (only Worker(0) at first); see
+ *                 "Compensation" below.
  *   init          starts everyone; `timeout` (no process can move) then means the system
  *                 is quiescent, and the end-of-run check says every job ran exactly once.
  *
@@ -64,7 +67,53 @@
  * sweep, await_termination (wait = true), and the relaxed parked-mask load in wake_one
  * (the model's claim is the fetch_and alone, as in the rest of the model).
  *
- * Abstractions: no compensating workers (I6); workers do not submit;
+ * Compensation (I6), with -DBLOCKING=1 (citations for this part: pool.c and task.c as of
+ * 2549ade): a pool of N = 1 worker (slot 0) and EXTRA (default 2) extra slots, FREE at
+ * first (hwm = 1); one outside Submitter puts every job on queue 0 (outside_slot,
+ * pool.c:642: cpu % N). Job j (odd) calls bolts_task_wait (task.c:222) on the task that
+ * job j + 1 completes, so with NJOBS = 2 job 1 blocks until job 2, queued after it, has
+ * run: only a compensating thread can run it (the Swift test
+ * aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne). The wait's task push decides whether
+ * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool.c:815: relaxed
+ * fetch_sub of `unblocked`; below N, add_worker) and bolts__pool_blocking_end (pool.c:824:
+ * relaxed fetch_add). add_worker (pool.c:377), under spawn_lock: the acq_rel CAS
+ * SPARE -> ACTIVE of each spare in [N, hwm) then wake_slot, else a new slot hwm (ACTIVE,
+ * the count, the release store of hwm) whose thread is `run` (pthread_create, which never
+ * fails here), else nothing at capacity. The worker loop calls try_retire (pool.c:430)
+ * before parking: a slot past N retires when its CAS takes `unblocked` from u > N to u - 1,
+ * resets `wake`, stores SPARE (seq_cst), gives back its searching count and re-checks the
+ * queues (pool.c:535-544, I5), then sleeps in spare_wait (pool.c:456) until add_worker
+ * activates it. Parked bits and wake words cover every slot (wake_one claims any of them).
+ * Every write to `unblocked` is an RMW, so modelling them sequentially consistent is exact;
+ * try_retire's relaxed load is justified where it is modelled.
+ * The end-of-run check adds: every wait returned, nobody holds spawn_lock, and `unblocked`
+ * equals the number of ACTIVE slots (N plus the compensating threads still ACTIVE, each of
+ * which must be parked with its bit set, so that a notify can claim it).
+ * Not a property (STRICT_RETIRE=1 fails, 145 states): "the compensating thread retires to
+ * a spare once the blocked worker unblocks". It retires only when it next finds no work
+ * (try_retire runs before a park); if it went idle while the worker was still blocked
+ * (count <= N) it parks as an ACTIVE thread and stays so, counted in `unblocked` (N + 1),
+ * until a notify claims it. That is what finding F4 (Model/FINDINGS.md) turns into a
+ * deadlock: with NJOBS = 4 (job 3 waits for job 4) `pool-compensation-twice` fails on the
+ * C code: job 3 blocks with job 4 queued behind it, the count stays at N (the parked
+ * compensator is counted), so nobody is started, and nobody wakes the parked thread
+ * (job 4 went into a non-empty queue: no notify). pool.c now has the fix, modelled
+ * here: blocking_begin, when it does not compensate, fences and notifies if any queue is
+ * non-empty; NJOBS = 4 then passes (9,251,220 states), and MUTANT=11 (the code before the
+ * fix) is caught. With EXTRA = 1 (capacity N + 1)
+ * NJOBS = 4 fails even with the fix, at the capacity bound only: a compensator whose CAS
+ * retired it has not yet stored SPARE when the next block's add_worker looks for a spare,
+ * so add_worker finds none, no room for a new slot, and gives up (pool.c:396, the
+ * capacity warning); pool.c's capacity is N + 256, where a new slot would be started.
+ * Not in the compensation part: shutdown (BLOCKING and SHUTDOWN are exclusive), nested
+ * waits (tl_block_depth > 1), timed waits, thread-creation failure, submissions from
+ * workers. Mutants with BLOCKING=1:
+ *   9  bolts__pool_blocking_begin does not decrement `unblocked` (so never compensates):
+ *      job 2 is never run, job 1's worker sleeps for ever.
+ *  10  bolts__pool_blocking_end does not give the count back: `unblocked` ends one short
+ *      of the ACTIVE slots (and the compensator can never retire).
+ *
+ * Abstractions: no compensating workers (I6) unless BLOCKING=1; workers do not submit;
  * a worker's time-bounded spin is SPIN extra scans; futex wait/wake are "block until the
  * word is 1" / "store 1" (a lost wake-up is then a worker blocked for ever, which the
  * end-of-run check sees as a job never run). sched_yield on a busy queue is a retry.
@@ -120,6 +169,21 @@
 #ifndef SHUTDOWN
 #define SHUTDOWN 0      /* 1: a Shutdowner races the rest (invariant I7); see "Shutdown" above */
 #endif
+#ifndef BLOCKING
+#define BLOCKING 0      /* 1: N = 1, a job blocks in bolts_task_wait (invariant I6); see "Compensation" */
+#endif
+#if BLOCKING && SHUTDOWN
+#error "BLOCKING and SHUTDOWN are separate configurations"
+#endif
+#if BLOCKING
+#define N 1             /* the pool's target (N workers): slot 0 */
+#ifndef EXTRA
+#define EXTRA 2         /* extra slots (spares, compensating threads): capacity N + EXTRA */
+#endif
+#define NSLOTS (N + EXTRA)
+#else
+#define NSLOTS NW       /* slots with a parked bit and a wake word */
+#endif
 
 #define NIL 0           /* jobs are 1..NJOBS; 0 is "none" and also the head's dummy node */
 #define HEADNODE 0
@@ -136,8 +200,8 @@ byte jnext[NJOBS + 1];   /* job->next */
 
 /* Parking (struct bolts_pool: searching, parked; slot->wake). */
 byte searching = 0;
-bit  parked[NW];
-bit  wake[NW];
+bit  parked[NSLOTS];
+bit  wake[NSLOTS];
 
 /* Bookkeeping for the checks. */
 byte ran[NJOBS + 1];     /* times each job ran */
@@ -155,6 +219,22 @@ bit  shut_done = 0;      /* the Shutdowner returned */
 
 /* run_job, run_here (a sweeper's or a rejected submit's): the job runs, once. */
 #define RUN(j) ran[j]++; assert(ran[j] == 1)
+#endif
+
+#if BLOCKING
+/* Compensation (I6): slot 0 is the pool's one worker (target N = 1), slots N .. NSLOTS - 1
+ * the extra slots (capacity N + EXTRA; pool.c has N + BOLTS_POOL_MAX_EXTRA_THREADS). */
+#define SLOT_FREE 0      /* SLOT_FREE, SLOT_ACTIVE, SLOT_SPARE (pool.c:28) */
+#define SLOT_ACTIVE 1
+#define SLOT_SPARE 2
+byte slotstate[NSLOTS];      /* slot->state */
+byte hwm = N;            /* pool->hwm: slots [0, hwm) have been used */
+byte unblocked = N;      /* pool->unblocked (an atomic_int; never negative here) */
+bit  spawn_lock = 0;     /* pool->spawn_lock (pthread mutex) */
+byte waits = 0;          /* bolts_task_wait calls that returned */
+byte blocked = 0;        /* workers between the blocking hooks */
+/* Job j (odd) waits for job j + 1's task: the job it waits for is queued after it. */
+#define WAITS_FOR(j) ((j) % 2 == 1 && (j) < NJOBS -> (j) + 1 : 0)
 #endif
 
 /* Store buffers of the submitters: one pending link store each (x86-TSO). The target is
@@ -252,6 +332,17 @@ inline take(p, q, res) {
     fi
 }
 
+#if BLOCKING
+/* find_work (pool.c:158) with compensation: only queue 0 ever holds a job (outside
+ * submissions go to slot cpu % N = 0 and workers do not submit), so the scans of the
+ * other slots' queues, each one step that finds nothing, are left out, and so is the
+ * acquire load of hwm that bounds them. The result is the same: queue 0's. */
+inline find_work(self, res) {
+    take(255, 0, got);
+    res = got;
+    got = 0
+}
+#else
 /* find_work (pool.c:152): own queue, then the other; BUSY beats HELD beats nothing. */
 inline find_work(self, res) {
     take(255, self, got);
@@ -269,6 +360,7 @@ inline find_work(self, res) {
     fi;
     got = 0; why = 0
 }
+#endif
 
 /* wake_one (pool.c:232) + notify (pool.c:258), for a submitter p (drains its buffer at
  * the locked claim) or a worker (p = 255: no buffer). */
@@ -292,6 +384,12 @@ inline wake_one(p) {
     :: claimed == 0 -> claim_one(p, 1)
     :: else -> skip
     fi;
+#if NSLOTS > 2
+    if
+    :: claimed == 0 -> claim_one(p, 2)                        /* the mask covers the capacity */
+    :: else -> skip
+    fi;
+#endif
     if
     :: claimed != 0 ->
         searching++;                                          /* relaxed fetch_add */
@@ -400,6 +498,135 @@ proctype Shutdowner() {
 }
 #endif
 
+#if BLOCKING
+/* add_worker (pool.c:377), by a worker whose blocking hook left fewer than N unblocked:
+ * a spare if there is one, else a new thread in slot hwm, else (capacity reached) nothing.
+ * Everything in it runs under spawn_lock, so the lock is one step each way and the steps
+ * inside are the C code's atomic operations. */
+inline add_worker() {
+    atomic { spawn_lock == 0 -> spawn_lock = 1 }              /* pthread_mutex_lock (pool.c:378) */
+    h = hwm;                                                  /* relaxed load: written under the lock (pool.c:380) */
+    won = 0;
+    sl = N;
+    do                                                        /* the spares in [target, hwm) (pool.c:381) */
+    :: sl >= h -> break
+    :: else ->
+        atomic {                                              /* CAS SPARE -> ACTIVE, acq_rel (pool.c:386) */
+            if
+            :: slotstate[sl] == SLOT_SPARE -> slotstate[sl] = SLOT_ACTIVE; won = 1
+            :: else -> skip
+            fi
+        }
+        if
+        :: won -> break
+        :: else -> sl++
+        fi
+    od;
+    if
+    :: won ->
+        unblocked++;                                          /* relaxed fetch_add (pool.c:389) */
+        wake[sl] = 1;                                         /* wake_slot (pool.c:391): release store + FUTEX_WAKE */
+        spawn_lock = 0                                        /* pthread_mutex_unlock */
+    :: else ->
+        if
+        :: h >= NSLOTS -> spawn_lock = 0                      /* capacity (pool.c:396): warn, return */
+        :: else ->
+            slotstate[h] = SLOT_ACTIVE;                       /* relaxed store (pool.c:409) */
+            unblocked++;                                      /* relaxed fetch_add (pool.c:410) */
+            hwm = h + 1;                                      /* release store (pool.c:414) */
+            run Worker(h);                                    /* start_thread: pthread_create, never fails here */
+            spawn_lock = 0                                    /* pthread_mutex_unlock */
+        fi
+    fi;
+    atomic { h = 0; won = 0; sl = 0 }
+}
+
+/* bolts__pool_blocking_begin (pool.c:815): tl_slot is set (a worker) and the wait is the
+ * outermost (tl_block_depth 0 -> 1; the model's jobs wait once, not nested). */
+inline blocking_begin() {
+    blocked++;                                                /* bookkeeping */
+#if MUTANT == 9
+    left = unblocked;                                         /* broken: the count is not decremented */
+#else
+    atomic { left = unblocked - 1; unblocked-- }              /* relaxed fetch_sub (pool.c:820) */
+#endif
+    if
+    :: left < N -> add_worker()                               /* pool.c:821 */
+#if MUTANT != 11
+    :: else ->                                                /* the F4 fix: a seq_cst fence, then any_work + notify */
+        work = ANY_WORK;
+        if
+        :: work -> work = 0; notify(255)
+        :: else -> skip
+        fi
+#else
+    :: else -> skip                                           /* mutant 11: the code before the F4 fix */
+#endif
+    fi;
+    left = 0
+}
+
+/* bolts__pool_blocking_end (pool.c:824). */
+inline blocking_end() {
+#if MUTANT != 10
+    unblocked++;                                              /* relaxed fetch_add (pool.c:828) */
+#endif
+    blocked--                                                 /* (mutant 10: the count is not given back) */
+}
+
+/* bolts_task_wait (task.c:222) by job `job`, on the task that job wj completes: the task
+ * push of the waiter (task.c:242) is the one step that decides whether the task is still
+ * pending; if it is, the blocking hooks surround the futex wait for the waiter's `woken`
+ * (task.c:250-267), which is "block until job wj has run" here. The drain and the spin
+ * before the push only delay it. */
+inline task_wait() {
+    if
+    :: ran[wj] != 0 -> skip                                   /* settled: no sleep, no hooks */
+    :: else ->
+        blocking_begin();
+        ran[wj] != 0;                                         /* acquire load of w->woken, futex wait (task.c:252-265) */
+        blocking_end()
+    fi;
+    atomic { waits++; wj = 0 }
+}
+
+/* try_retire (pool.c:430): only a slot past the target retires; the relaxed load and the
+ * CAS loop on `unblocked`. Every write to `unblocked` is an RMW, so the CAS reads the
+ * latest value and a stale load only makes the thread give up (as if it had loaded before
+ * the last increment) or fail its CAS and re-read: sequential consistency loses nothing.
+ * compare_exchange_weak's spurious failure is a retry with the same value: a stutter. */
+inline try_retire() {
+    retired = 0;
+    if
+    :: self < N -> skip
+    :: else ->
+        u = unblocked;                                        /* relaxed load (pool.c:434) */
+        do
+        :: u <= N -> break                                    /* pool.c:435 */
+        :: else ->
+            atomic {                                          /* weak CAS u -> u - 1, relaxed (pool.c:436) */
+                if
+                :: unblocked == u -> unblocked = u - 1; retired = 1
+                :: else -> u = unblocked
+                fi
+            }
+            if
+            :: retired -> break
+            :: else -> skip
+            fi
+        od;
+        u = 0;
+        if
+        :: retired ->
+            wake[self] = 0;                                   /* relaxed store (pool.c:441) */
+            slotstate[self] = SLOT_SPARE                      /* seq_cst store (pool.c:443), then a fence; */
+                                                              /* the CLOSING test (pool.c:446) is for shutdown */
+        :: else -> skip
+        fi
+    fi
+}
+#endif
+
 proctype Drain(byte p) {
 end:
     do
@@ -424,10 +651,14 @@ proctype Submitter(byte p) {
         :: state != OPEN -> atomic { RUN(j); rejected++ }
         :: else ->
 #endif
+#if BLOCKING
+        q = 0;                                                /* outside_slot (pool.c:642): cpu % N = 0 */
+#else
         if                                                    /* outside_slot: any CPU */
         :: q = 0
         :: q = 1
         fi;
+#endif
 #if MUTANT == 1
         /* broken: the notify decision is made before the enqueue is visible */
         skip_notify = (searching != 0);
@@ -478,6 +709,10 @@ proctype Worker(byte self) {
     byte st;
     bit all;
 #endif
+#if BLOCKING
+    byte wj, left, h, u, sl;
+    bit won, retired;
+#endif
 end:
     do
     :: find_work(self, job);
@@ -511,11 +746,24 @@ end:
                 fi
             :: else -> skip
             fi;
+#if BLOCKING
+            atomic {                                          /* run_job: the job starts */
+                ran[job]++;
+                assert(ran[job] == 1);
+                wj = WAITS_FOR(job);
+                job = 0; n = 0; old = 0; work = 0
+            }
+            if
+            :: wj != 0 -> task_wait()                         /* the job waits for a later one */
+            :: else -> skip
+            fi
+#else
             atomic {                                          /* run_job */
                 ran[job]++;
                 assert(ran[job] == 1);
                 job = 0; n = 0; old = 0; work = 0
             }
+#endif
        :: job == FOUND_BUSY -> atomic { job = 0; n = 0 }      /* sched_yield, retry */
        :: else ->
 #if SHUTDOWN
@@ -534,6 +782,44 @@ end:
                 :: job == FOUND_NOTHING -> break
                 :: IS_JOB(job) -> atomic { RUN(job); job = 0 }  /* run_job */
                 :: else -> job = 0                            /* BUSY, HELD: again */
+                fi
+            :: else ->
+#endif
+#if BLOCKING
+            /* worker_main (pool.c:535): try_retire before parking. A retired thread gives
+             * back its searching count (seq_cst, then a fence) and re-checks the queues
+             * (I5), then waits as a spare (spare_wait, pool.c:456) until add_worker
+             * activates it (wake_all, its other waker, is shutdown's). */
+            try_retire();
+            if
+            :: retired ->
+                retired = 0;
+                atomic { job = 0; n = 0 };
+                if
+                :: searching_me ->
+                    searching_me = 0;
+                    searching--;                              /* seq_cst fetch_sub (pool.c:540), fence */
+                    work = ANY_WORK;                          /* any_work (pool.c:542) */
+                    if
+                    :: work -> work = 0; notify(255)
+                    :: else -> skip
+                    fi
+                :: else -> skip
+                fi;
+end_spare:      wake[self] == 1;                              /* wait_for_wake (pool.c:458) */
+                if
+                :: slotstate[self] == SLOT_ACTIVE -> skip     /* acquire load (pool.c:460): activated */
+                :: else ->
+                    atomic {                                  /* CAS SPARE -> FREE, acq_rel (pool.c:463) */
+                        if
+                        :: slotstate[self] == SLOT_SPARE -> slotstate[self] = SLOT_FREE; won = 1
+                        :: else -> skip
+                        fi
+                    }
+                    if
+                    :: won -> break                           /* the thread exits */
+                    :: else -> skip
+                    fi
                 fi
             :: else ->
 #endif
@@ -597,6 +883,9 @@ end_parked:     wake[self] == 1;                              /* wait_for_wake *
 end_claimed:        wake[self] == 1; searching_me = 1         /* a claimer beat us */
                 fi
             fi
+#if BLOCKING
+            fi
+#endif
 #if SHUTDOWN
             fi
 #endif
@@ -615,7 +904,12 @@ end_claimed:        wake[self] == 1; searching_me = 1         /* a claimer beat 
 init {
     byte i;
     atomic {
+#if BLOCKING
+        slotstate[0] = SLOT_ACTIVE;                           /* bolts_pool_create (pool.c:613) */
+        run Worker(0);                                        /* slot 1 is started by add_worker */
+#else
         for (i : 0 .. NW - 1) { run Worker(i) }
+#endif
         for (i : 0 .. NSUB - 1) { run Submitter(i); run Drain(i) }
 #if SHUTDOWN
         run Shutdowner();
@@ -635,4 +929,28 @@ init {
         assert(submitted == NJOBS);
 #endif
         for (i : 1 .. NJOBS) { assert(ran[i] == 1) }
+#if BLOCKING
+        /* Every wait returned; nobody holds the spawn lock; the count of unblocked
+         * threads is the number of ACTIVE slots again (nobody is blocked now). */
+        assert(waits == NJOBS / 2 && blocked == 0 && spawn_lock == 0);
+        i = 0;
+        do
+        :: i == EXTRA -> break
+        :: else ->
+            if
+            :: slotstate[N + i] == SLOT_ACTIVE ->
+#if STRICT_RETIRE
+                /* I6 read strictly: every compensating thread has retired */
+                assert(false);
+#endif
+                /* A compensating thread still ACTIVE is parked with its bit set (a
+                 * notify can claim it); it retires at its next idle scan. */
+                assert(parked[N + i]);
+                unblocked--
+            :: else -> skip
+            fi;
+            i++
+        od;
+        assert(unblocked == N);
+#endif
 }

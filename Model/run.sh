@@ -201,6 +201,9 @@ check pool-two-submitters     pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=0
 check pool-one-submitter-two-jobs pool.pml pass safety -DNSUB=1 -DNJOBS=2 -DSPIN=0
 check pool-longer-spin        pool.pml pass safety -DNSUB=1 -DNJOBS=1 -DSPIN=2
 check pool-shutdown           pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
+check pool-compensation      pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+check pool-compensation-spin pool.pml pass safety -DBLOCKING=1 -DNSUB=2 -DNJOBS=2 -DSPIN=1
+check pool-compensation-twice pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
 if [ "$pool_full" = 1 ]; then
     check pool-two-submitters-spin pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=1
     check pool-shutdown-two-jobs  pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
@@ -261,6 +264,9 @@ if [ "$mutants" = 1 ]; then
     check mutant-pool-4-no-state-reread       pool.pml fail safety -DMUTANT=4 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
     check mutant-pool-5-shutdown-no-wake      pool.pml fail safety -DMUTANT=5 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
     check mutant-pool-6-close-no-wake-all     pool.pml fail safety -DMUTANT=6 -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=1 -DSPIN=0
+    check mutant-pool-9-block-no-decrement    pool.pml fail safety -DMUTANT=9 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+    check mutant-pool-10-end-no-increment pool.pml fail safety -DMUTANT=10 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+    check mutant-pool-11-block-no-notify  pool.pml fail safety -DMUTANT=11 -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
     check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1

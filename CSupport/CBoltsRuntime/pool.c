@@ -818,7 +818,18 @@ void bolts__pool_blocking_begin(void) {
     bolts_pool_t *pool = self->pool;
     /* Relaxed: a count; the RMW's result alone decides (I6). */
     int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
-    if (left < (int)pool->target) add_worker(pool);
+    if (left < (int)pool->target) {
+        add_worker(pool);
+        return;
+    }
+    /* Enough threads count as unblocked, but they may all be parked (a compensating
+     * thread stays ACTIVE until its next idle scan), while jobs wait behind this one
+     * that no submission announced: they went into a queue that was not empty. Wake one
+     * if any queue holds work (model finding F4). Seq_cst fence: this thread's view of
+     * the queues and of the parked mask is then ordered as a submitter's after its
+     * exchange (I3's pairing with a parker's bit, fence and scan). */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (any_work(pool)) notify(pool);
 }
 
 void bolts__pool_blocking_end(void) {

@@ -118,6 +118,57 @@ static void test_blocking(void) {
     printf("blocking inside the only worker (200 rounds): ok\n");
 }
 
+/* ---- repeated blocking on one long-lived pool of 1 (model finding F4) ---- */
+/* An outside thread submits job A, which waits for a task, then job B, which completes
+ * it: B lands behind A in the same queue, so no submission announces it. After a first
+ * compensation the pool has a second thread that may be parked but still ACTIVE (counted
+ * as unblocked); a later A then blocks without compensating, and B must still be run. */
+static void pair_setter(void *ctx) {
+    bolts_task_t *task = ctx;
+    CHECK(bolts_task_claim(task));
+    bolts_task_publish(task, BOLTS_SUCCESS);
+    atomic_fetch_add(&done, 1);
+}
+static void pair_waiter(void *ctx) {
+    CHECK(bolts_task_wait((bolts_task_t *)ctx, -1));
+    atomic_fetch_add(&done, 1);
+}
+static void test_repeated_blocking(int rounds) {
+    bolts_pool_t *pool = bolts_pool_create(1, "rblk");
+    unsigned seed = 7;
+    for (int round = 0; round < rounds; round++) {
+        atomic_store(&done, 0);
+        bolts_task_t *task = bolts_task_create();
+        bolts_pool_submit(pool, bolts_job_create(pair_waiter, task));
+        bolts_pool_submit(pool, bolts_job_create(pair_setter, task));
+        int64_t t0 = now();
+        while (atomic_load(&done) < 2) {
+            if (now() - t0 > 5000000000LL) {
+                fprintf(stderr, "round %d: the queued job never ran (deadlock)\n", round);
+                abort();
+            }
+            sched_yield();
+        }
+        bolts_task_destroy(task);
+        seed = seed * 1103515245u + 12345u;
+        /* Resubmit at a random moment of the threads' way to idle: at once, after a short
+         * spin, or after a sleep. */
+        /* Resubmit at a random moment of the threads' way to idle (their spin before
+         * parking lasts BOLTS_POOL_SPIN_NS, 20 µs): 0–40 µs later, or after a sleep. */
+        unsigned pause = (seed >> 16) % 1024;
+        if (pause < 960) {
+            int64_t until = now() + (int64_t)pause * 42;
+            while (now() < until) {
+            }
+        } else {
+            usleep(100);
+        }
+    }
+    CHECK(bolts_pool_shutdown(pool, true) == 0);
+    bolts_pool_release(pool);
+    printf("repeated blocking on one pool of 1 (%d rounds): ok\n", rounds);
+}
+
 /* ---- serial ordering ---- */
 struct sjob { bolts_job_t job; int producer; long seq; };
 static long last_seq[8]; static atomic_int inside; static atomic_long sdone; static bolts_serial_t *cur_serial;
@@ -193,6 +244,7 @@ int main(int argc, char **argv) {
     test_exactly_once(n, 8);
     test_shutdown_in_flight();
     test_blocking();
+    test_repeated_blocking(20000);
     test_serial();
     test_shutdown_race();
     printf("all ok\n");

@@ -31,7 +31,10 @@
  *      worker if work remains (parallelism ramps up one worker at a time).
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
- *      (a compensating worker), which retires to a spare when the count exceeds N again.
+ *      (a compensating worker), which retires to a spare at its next idle scan if the
+ *      count then exceeds N. Until then a parked compensator still counts as unblocked,
+ *      so a worker that blocks without compensating wakes a parked thread if any queue
+ *      holds work: a job queued behind the blocking one was never announced.
  *  I7  Shutdown: OPEN -> CLOSING (workers drain; only the pool's own workers may still
  *      submit) -> CLOSED (set by the last worker to go idle, or when nothing is left).
  *      A submitter re-reads the state after its enqueue (after the exchange's full
