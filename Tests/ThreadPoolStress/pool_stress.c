@@ -123,12 +123,6 @@ static void test_blocking(void) {
  * it: B lands behind A in the same queue, so no submission announces it. After a first
  * compensation the pool has a second thread that may be parked but still ACTIVE (counted
  * as unblocked); a later A then blocks without compensating, and B must still be run. */
-static void pair_setter(void *ctx) {
-    bolts_task_t *task = ctx;
-    CHECK(bolts_task_claim(task));
-    bolts_task_publish(task, BOLTS_SUCCESS);
-    atomic_fetch_add(&done, 1);
-}
 static void pair_waiter(void *ctx) {
     CHECK(bolts_task_wait((bolts_task_t *)ctx, -1));
     atomic_fetch_add(&done, 1);
@@ -140,7 +134,7 @@ static void test_repeated_blocking(int rounds) {
         atomic_store(&done, 0);
         bolts_task_t *task = bolts_task_create();
         bolts_pool_submit(pool, bolts_job_create(pair_waiter, task));
-        bolts_pool_submit(pool, bolts_job_create(pair_setter, task));
+        bolts_pool_submit(pool, bolts_job_create(setter, task));
         int64_t t0 = now();
         while (atomic_load(&done) < 2) {
             if (now() - t0 > 5000000000LL) {
