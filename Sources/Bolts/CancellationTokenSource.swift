@@ -143,9 +143,8 @@ public final class CancellationTokenSource: Sendable {
     @usableFromInline
     @discardableResult
     internal func _cancelUnlessDisposed() -> Bool {
-        if bolts_token_is_disposed(_token._core) { return bolts_token_is_cancelled(_token._core) }
-        // A dispose racing this one wins or loses inside the C core: a token disposed first
-        // is never cancelled, so read the outcome back rather than assume it.
+        // The C core refuses to cancel a token that was disposed first (also when the
+        // dispose races this call), so read the outcome back rather than assume it.
         _ = bolts_token_cancel(_token._core)
         _disposeLinks()
         return bolts_token_is_cancelled(_token._core)

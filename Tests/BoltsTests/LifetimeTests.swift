@@ -59,12 +59,7 @@ import Testing
     }
 
     @Test func unobservedErrorIsReportedWithFileAndLine() {
-        let reports = Recorder<UnobservedTaskError>()
-        // The handler is process-wide and other suites run in parallel: keep only the
-        // reports of tasks made in this file.
-        TaskDiagnostics.setUnobservedErrorHandler {
-            if $0.file.hasSuffix("LifetimeTests.swift") { reports.append($0) }
-        }
+        let reports = recordUnobservedErrorsOfThisFile()
         defer { TaskDiagnostics.setUnobservedErrorHandler(nil) }
 
         do { _ = Task<Int>(error: TestError(11)) }
@@ -82,12 +77,7 @@ import Testing
     }
 
     @Test func observedErrorsAreNotReported() {
-        let reports = Recorder<UnobservedTaskError>()
-        // The handler is process-wide and other suites run in parallel: keep only the
-        // reports of tasks made in this file.
-        TaskDiagnostics.setUnobservedErrorHandler {
-            if $0.file.hasSuffix("LifetimeTests.swift") { reports.append($0) }
-        }
+        let reports = recordUnobservedErrorsOfThisFile()
         defer { TaskDiagnostics.setUnobservedErrorHandler(nil) }
 
         do { _ = Task<Int>(error: TestError(1)).error }
@@ -197,4 +187,14 @@ private struct ParkedTestStep<Padding: Sendable>: _ContinuationStep {
         queue.sync {}  // the queue's closure has returned and released the step
         #expect(tracker.alive == 0)
     }
+}
+
+/// Installs an unobserved-error handler that records the reports of tasks made in this
+/// file only: the handler is process-wide and other suites run in parallel.
+private func recordUnobservedErrorsOfThisFile() -> Recorder<UnobservedTaskError> {
+    let reports = Recorder<UnobservedTaskError>()
+    TaskDiagnostics.setUnobservedErrorHandler {
+        if $0.file.hasSuffix("LifetimeTests.swift") { reports.append($0) }
+    }
+    return reports
 }

@@ -89,7 +89,7 @@ enum SoakRun {
         let pool = ThreadPool(threadCount: 2, name: "soak")
         let tracker = LifetimeTracker()
         let start = DispatchTime.now()
-        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+        func elapsed() -> Double { cancellationSeconds(since: start) }
 
         var failures: [String] = []
         var tasks = 0
