@@ -63,10 +63,12 @@ let package = Package(
             name: "Benchmarks",
             dependencies: [
                 "Bolts",
+                "BoltsNIO",
                 "CBoltsRuntime",
                 "CBenchmarkSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],

@@ -48,6 +48,32 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the executor throughput chart (SVG) to this file.", valueName: "file.svg"))
     var chart: String?
 
+    @Option(help: ArgumentHelp("Write the server scenario's latency chart (SVG) to this file.", valueName: "file.svg"))
+    var serverChart: String?
+
+    @Option(help: ArgumentHelp("Seconds of each wrk run in the server scenario (default: 5, or 1 with --quick).", valueName: "s"))
+    var serverSeconds: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Rounds of the server scenario; each runs every handler once per configuration (default: 3, or 1 with --quick).",
+            valueName: "n"
+        )
+    )
+    var serverRounds: Int?
+
+    @Option(
+        help: ArgumentHelp("Jobs per request in the server scenario, comma-separated (default: 1,16,64; 16 with --quick).", valueName: "counts"),
+        transform: BenchmarksCommand.parsePositiveList
+    )
+    var serverFanOuts: [Int]?
+
+    @Option(
+        help: ArgumentHelp("Job durations in ns in the server scenario, comma-separated (default: 300,3000).", valueName: "ns"),
+        transform: BenchmarksCommand.parsePositiveList
+    )
+    var serverJobNs: [Int]?
+
     @Option(help: ArgumentHelp("Measured samples per scenario (default: 7, or 3 with --quick).", valueName: "n"))
     var repetitions: Int?
 
@@ -65,9 +91,20 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
+    /// "1,16,64" as [1, 16, 64]; anything else is a usage error.
+    static func parsePositiveList(_ text: String) throws -> [Int] {
+        let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else {
+            throw ValidationError("expected positive integers separated by commas, e.g. 1,16,64")
+        }
+        return values.map { $0! }
+    }
+
     func validate() throws {
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
+        if let serverSeconds, serverSeconds < 1 { throw ValidationError("--server-seconds must be at least 1") }
+        if let serverRounds, serverRounds < 1 { throw ValidationError("--server-rounds must be at least 1") }
     }
 
     func run() throws {
@@ -93,6 +130,19 @@ struct BenchmarksCommand: ParsableCommand {
             by: filter,
             withoutReference: withoutReference
         )
+        let serverPeers = ServerBenchmark.peers(matching: filter)
+        let server = ServerBenchmark(
+            settings: .init(
+                fanOuts: serverFanOuts ?? (quick ? [16] : [1, 16, 64]),
+                jobNanoseconds: serverJobNs ?? [300, 3_000],
+                rounds: serverRounds ?? (quick ? 1 : 3),
+                seconds: serverSeconds ?? (quick ? 1 : 5),
+                eventLoops: 2,
+                wrkThreads: 1,
+                connections: 32
+            ),
+            peers: serverPeers
+        )
         if list {
             for comparison in taskOperations + executors {
                 print("\(comparison.group): \(comparison.operation)")
@@ -100,12 +150,18 @@ struct BenchmarksCommand: ParsableCommand {
                     print("  \(entry.scenario === comparison.reference ? "[reference] " : "")\(entry.scenario.name)")
                 }
             }
+            if !serverPeers.isEmpty {
+                print("\(ServerBenchmark.group): fan-outs \(server.settings.fanOuts), jobs of \(server.settings.jobNanoseconds) ns")
+                for peer in serverPeers {
+                    print("  \(peer == .dispatchGroup ? "[reference] " : "")\(peer.title)")
+                }
+            }
             environment.shutdown()
             return
         }
 
         let progress = Progress()
-        progress.begin(total: taskOperations.count + executors.count)
+        progress.begin(total: taskOperations.count + executors.count + (serverPeers.isEmpty ? 0 : 1))
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
         let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300))
@@ -121,6 +177,11 @@ struct BenchmarksCommand: ParsableCommand {
             progress.next("\(comparison.group): \(comparison.operation)")
             results.append(runner.run(comparison))
         }
+        var serverOutcome: ServerBenchmark.Outcome?
+        if !serverPeers.isEmpty {
+            progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
+            serverOutcome = server.run(progress: progress)
+        }
         progress.finish()
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
@@ -132,7 +193,7 @@ struct BenchmarksCommand: ParsableCommand {
                 machine: machine,
                 settings: settings,
                 countsAllocations: countsAllocations
-            )
+            ) + (serverOutcome.map(ServerReport.render) ?? "")
         )
 
         if let json {
@@ -147,7 +208,8 @@ struct BenchmarksCommand: ParsableCommand {
                     allocationCountingWorks: countsAllocations
                 ),
                 results: results,
-                goals: goals
+                goals: goals,
+                server: serverOutcome
             )
             try report.write(to: json)
             writeError("wrote \(json)\n")
@@ -160,9 +222,23 @@ struct BenchmarksCommand: ParsableCommand {
                 writeError("no executor results to chart (check --filter); \(chart) not written\n")
             }
         }
+        if let serverChart {
+            if let outcome = serverOutcome, let svg = ServerReport.chart(outcome, machine: machine) {
+                try svg.write(toFile: serverChart, atomically: true, encoding: .utf8)
+                writeError("wrote \(serverChart)\n")
+            } else {
+                writeError("no server results to chart (check --filter and wrk); \(serverChart) not written\n")
+            }
+        }
         if isDebugBuild { warnAboutDebugBuild() }
         let failed = results.flatMap(\.entries).filter { $0.error != nil }
         if !failed.isEmpty { throw ExitCode(1) }
+        if let outcome = serverOutcome, outcome.skipped == nil,
+            outcome.runs.count < server.settings.rounds * server.settings.fanOuts.count
+                * server.settings.jobNanoseconds.count * serverPeers.count
+        {
+            throw ExitCode(1)  // a wrk run failed (reported above)
+        }
     }
 
     private func warnAboutDebugBuild() {

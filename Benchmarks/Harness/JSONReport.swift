@@ -42,9 +42,18 @@ struct JSONReport: Codable {
     var settings: Settings
     var comparisons: [Comparison]
     var goals: [GoalCheck]
+    /// The server scenario: every wrk run, the per-configuration summaries and its goals.
+    var server: ServerBenchmark.Outcome?
 
-    init(machine: Machine, settings: Settings, results: [ComparisonResult], goals: [GoalCheck]) {
+    init(
+        machine: Machine,
+        settings: Settings,
+        results: [ComparisonResult],
+        goals: [GoalCheck],
+        server: ServerBenchmark.Outcome? = nil
+    ) {
         self.machine = machine
+        self.server = server
         self.settings = settings
         self.goals = goals
         comparisons = results.map { result in

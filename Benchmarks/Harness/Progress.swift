@@ -32,6 +32,11 @@ final class Progress {
         writeError("\r\u{1B}[2K" + line)
     }
 
+    /// A line for logs only (not on a terminal, where the progress line is rewritten).
+    func log(_ text: String) {
+        if !isTerminal { writeError(text + "\n") }
+    }
+
     /// Clears the line before the results are printed.
     func finish() {
         if isTerminal { writeError("\r\u{1B}[2K") }

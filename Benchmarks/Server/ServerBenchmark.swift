@@ -1,0 +1,291 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The server scenario: a SwiftNIO HTTP/1.1 server in this process, wrk in another, each
+/// request fanned out to CPU jobs by one peer. Every configuration (fan-out × job size)
+/// runs every peer once per round, in an order rotated each round, so the peers share
+/// the machine's state; the ratios are to `DispatchGroup` in the same run.
+struct ServerBenchmark {
+    static let group = "Inside a server"
+
+    struct Configuration: Codable, Hashable {
+        var fanOut: Int
+        /// The target duration of one job, in nanoseconds.
+        var jobNanoseconds: Int
+        /// Work rounds per job that take about `jobNanoseconds` here.
+        var rounds: Int
+
+        var title: String {
+            let size = jobNanoseconds < 1_000 ? "0.3 µs" : "\(jobNanoseconds / 1_000) µs"
+            return "\(fanOut) job\(fanOut == 1 ? "" : "s") of ~\(size) per request"
+        }
+    }
+
+    struct Settings: Codable {
+        var fanOuts: [Int]
+        var jobNanoseconds: [Int]
+        var rounds: Int
+        var seconds: Int
+        var eventLoops: Int
+        var wrkThreads: Int
+        var connections: Int
+    }
+
+    /// One wrk run against one peer.
+    struct RunResult: Codable {
+        var peer: ServerPeer
+        var configuration: Configuration
+        var round: Int
+        var wrk: WrkLoadGenerator.Run
+        var requestsPerSecond: Double
+        /// Server process CPU (user + system, getrusage) ÷ requests.
+        var cpuMicrosecondsPerRequest: Double
+        /// Requests the server answered 200 during the run (cross-check of wrk's count).
+        var serverAnswered: Int
+        var serverFailed: Int
+    }
+
+    /// A peer's figures in one configuration: medians over the rounds, and the worst max.
+    struct PeerSummary: Codable {
+        var peer: ServerPeer
+        var title: String
+        var isReference: Bool
+        var requestsPerSecond: Double
+        var cpuMicrosecondsPerRequest: Double
+        var p50: Double
+        var p90: Double
+        var p99: Double
+        var p999: Double
+        /// The slowest request over every round.
+        var max: Double
+        var requestsPerSecondRatio: Double?
+        var cpuRatio: Double?
+        var p99Ratio: Double?
+        var errors: Int
+    }
+
+    struct ConfigurationSummary: Codable {
+        var configuration: Configuration
+        var title: String
+        var peers: [PeerSummary]
+    }
+
+    struct Outcome: Codable {
+        var settings: Settings
+        var skipped: String?
+        var runs: [RunResult]
+        var summaries: [ConfigurationSummary]
+        var goals: [GoalCheck]
+    }
+
+    let settings: Settings
+    let peers: [ServerPeer]
+
+    /// The peers `filter` selects: all when it names the group (or is empty), else those
+    /// whose name or title contains it, plus the reference.
+    static func peers(matching filter: String?) -> [ServerPeer] {
+        let filter = filter?.lowercased() ?? ""
+        if filter.isEmpty || "\(group) server".lowercased().contains(filter) { return ServerPeer.allCases }
+        let named = ServerPeer.allCases.filter {
+            $0.rawValue.contains(filter) || $0.title.lowercased().contains(filter)
+        }
+        if named.isEmpty { return [] }
+        return ServerPeer.allCases.filter { $0 == .dispatchGroup || named.contains($0) }
+    }
+
+    func run(progress: Progress) -> Outcome {
+        guard let wrk = WrkLoadGenerator.find() else {
+            let reason = WrkLoadGenerator.Failure.notFound.description
+            writeError("warning: \(reason)\n")
+            return Outcome(settings: settings, skipped: reason, runs: [], summaries: [], goals: [])
+        }
+        let loadGenerator = WrkLoadGenerator(
+            executable: wrk,
+            threads: settings.wrkThreads,
+            connections: settings.connections
+        )
+        let configurations = settings.fanOuts.flatMap { fanOut in
+            settings.jobNanoseconds.map { nanoseconds in
+                Configuration(
+                    fanOut: fanOut,
+                    jobNanoseconds: nanoseconds,
+                    rounds: serverJobRounds(forNanoseconds: Double(nanoseconds))
+                )
+            }
+        }
+        let server: FanOutHTTPServer
+        do {
+            server = try FanOutHTTPServer(eventLoops: settings.eventLoops)
+        } catch {
+            let reason = "the server could not start: \(error)"
+            writeError("warning: \(reason)\n")
+            return Outcome(settings: settings, skipped: reason, runs: [], summaries: [], goals: [])
+        }
+        defer { server.shutdown() }
+
+        func url(_ peer: ServerPeer, _ configuration: Configuration) -> String {
+            "http://127.0.0.1:\(server.port)/\(peer.rawValue)?fan=\(configuration.fanOut)&rounds=\(configuration.rounds)"
+        }
+
+        // Warm-up: one short run of every peer, so no measured run pays for threads
+        // starting or caches filling.
+        for peer in peers {
+            _ = try? loadGenerator.run(url: url(peer, configurations[0]), seconds: 1)
+        }
+
+        var runs: [RunResult] = []
+        let total = settings.rounds * configurations.count * peers.count
+        var done = 0
+        for round in 0..<settings.rounds {
+            for configuration in configurations {
+                // Rotate the order each round: no peer always follows the same one.
+                let shift = (round + configurations.firstIndex(of: configuration)!) % peers.count
+                let order = Array(peers[shift...] + peers[..<shift])
+                for peer in order {
+                    done += 1
+                    let label = "\(peer.shortTitle), \(configuration.title), round \(round + 1)"
+                    progress.update("server run \(done)/\(total): \(label)")
+                    let before = processCPUMicroseconds()
+                    let (answeredBefore, failedBefore) = server.counts
+                    do {
+                        let result = try loadGenerator.run(url: url(peer, configuration), seconds: settings.seconds)
+                        let cpu = processCPUMicroseconds() - before
+                        let (answered, failed) = server.counts
+                        runs.append(
+                            RunResult(
+                                peer: peer,
+                                configuration: configuration,
+                                round: round,
+                                wrk: result,
+                                requestsPerSecond: Double(result.requests) / result.seconds,
+                                cpuMicrosecondsPerRequest: cpu / Double(max(result.requests, 1)),
+                                serverAnswered: answered - answeredBefore,
+                                serverFailed: failed - failedBefore
+                            )
+                        )
+                        let last = runs.last!
+                        progress.log(
+                            "  \(label): \(last.requestsPerSecond.formattedPlain) req/s, "
+                                + "\(last.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, p99 "
+                                + "\((result.p99 / 1_000).formattedMilliseconds), max \((result.max / 1_000).formattedMilliseconds)"
+                        )
+                    } catch {
+                        writeError("warning: server run of \(peer.shortTitle) failed: \(error)\n")
+                    }
+                }
+            }
+        }
+        let summaries = configurations.map { configuration in
+            summarize(configuration, runs.filter { $0.configuration == configuration })
+        }
+        return Outcome(
+            settings: settings,
+            skipped: nil,
+            runs: runs,
+            summaries: summaries,
+            goals: Self.goals(summaries, runs: runs)
+        )
+    }
+
+    private func summarize(_ configuration: Configuration, _ runs: [RunResult]) -> ConfigurationSummary {
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            guard !sorted.isEmpty else { return .nan }
+            return sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
+        var summaries: [PeerSummary] = peers.compactMap { peer in
+            let mine = runs.filter { $0.peer == peer }
+            guard !mine.isEmpty else { return nil }
+            return PeerSummary(
+                peer: peer,
+                title: peer.title,
+                isReference: peer == .dispatchGroup,
+                requestsPerSecond: median(mine.map(\.requestsPerSecond)),
+                cpuMicrosecondsPerRequest: median(mine.map(\.cpuMicrosecondsPerRequest)),
+                p50: median(mine.map(\.wrk.p50)),
+                p90: median(mine.map(\.wrk.p90)),
+                p99: median(mine.map(\.wrk.p99)),
+                p999: median(mine.map(\.wrk.p999)),
+                max: mine.map(\.wrk.max).max()!,
+                errors: mine.reduce(0) { $0 + $1.wrk.errors + $1.wrk.timeouts + $1.wrk.non2xx + $1.serverFailed }
+            )
+        }
+        if let reference = summaries.first(where: \.isReference) {
+            for index in summaries.indices {
+                summaries[index].requestsPerSecondRatio =
+                    summaries[index].requestsPerSecond / reference.requestsPerSecond
+                summaries[index].cpuRatio =
+                    summaries[index].cpuMicrosecondsPerRequest / reference.cpuMicrosecondsPerRequest
+                summaries[index].p99Ratio = summaries[index].p99 / reference.p99
+            }
+        }
+        return ConfigurationSummary(configuration: configuration, title: configuration.title, peers: summaries)
+    }
+
+    /// The issue's bar, judged from this run: at every configuration, Bolts tasks serve
+    /// ≥ 1.0× DispatchGroup's requests/s with ≤ 0.9× its CPU per request, the raw pool
+    /// ≥ 1.25×, both with p99 ≤ Dispatch's, and no Bolts request slower than 20 ms.
+    static func goals(_ summaries: [ConfigurationSummary], runs: [RunResult]) -> [GoalCheck] {
+        var checks: [GoalCheck] = []
+        func check(_ goal: String, _ peer: ServerPeer, _ measure: (PeerSummary) -> (Double?, String), _ pass: (Double) -> Bool) {
+            var measured: [String] = []
+            var met: Bool? = true
+            for summary in summaries {
+                guard let entry = summary.peers.first(where: { $0.peer == peer }),
+                    summary.peers.contains(where: \.isReference)
+                else {
+                    met = nil
+                    continue
+                }
+                let (value, text) = measure(entry)
+                measured.append("\(summary.configuration.fanOut)×\(summary.configuration.jobNanoseconds)ns \(text)")
+                guard let value else {
+                    met = nil
+                    continue
+                }
+                if !pass(value), met != nil { met = false }
+            }
+            if summaries.isEmpty { met = nil }
+            checks.append(
+                GoalCheck(goal: goal, measured: measured.isEmpty ? "not measured in this run" : measured.joined(separator: "; "), met: met)
+            )
+        }
+        check("server: Bolts tasks ≥ 1.0× DispatchGroup requests/s", .boltsTasks, {
+            ($0.requestsPerSecondRatio, $0.requestsPerSecondRatio?.formattedRatio ?? "?")
+        }) { $0 >= 1.0 }
+        check("server: Bolts tasks ≤ 0.9× DispatchGroup CPU per request", .boltsTasks, {
+            ($0.cpuRatio, $0.cpuRatio?.formattedRatio ?? "?")
+        }) { $0 <= 0.9 }
+        check("server: Bolts pool ≥ 1.25× DispatchGroup requests/s", .boltsPool, {
+            ($0.requestsPerSecondRatio, $0.requestsPerSecondRatio?.formattedRatio ?? "?")
+        }) { $0 >= 1.25 }
+        for peer in [ServerPeer.boltsTasks, .boltsPool] {
+            check("server: \(peer.shortTitle) p99 ≤ DispatchGroup's", peer, {
+                ($0.p99Ratio, $0.p99Ratio?.formattedRatio ?? "?")
+            }) { $0 <= 1.0 }
+            check("server: no \(peer.shortTitle) request slower than 20 ms (every run)", peer, {
+                ($0.max, ($0.max / 1_000).formattedMilliseconds)
+            }) { $0 <= 20_000 }
+        }
+        return checks
+    }
+}
+
+/// CPU time (user + system) this process has used, in microseconds.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
+
+extension Double {
+    /// "2.31 ms" for a value in milliseconds.
+    var formattedMilliseconds: String {
+        self < 10 ? String(format: "%.2f ms", self) : String(format: "%.1f ms", self)
+    }
+}

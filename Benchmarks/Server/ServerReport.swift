@@ -1,0 +1,175 @@
+import Foundation
+
+/// The server scenario in Markdown (one table per configuration, then its goals) and as
+/// an SVG chart of latency percentiles per peer.
+enum ServerReport {
+    static func render(_ outcome: ServerBenchmark.Outcome) -> String {
+        var text = "\n## \(ServerBenchmark.group): SwiftNIO HTTP/1.1 under wrk\n\n"
+        if let skipped = outcome.skipped {
+            return text + "Skipped: \(skipped).\n"
+        }
+        let settings = outcome.settings
+        text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops, keep-alive) in this "
+        text += "process; wrk in another (\(settings.wrkThreads) thread, \(settings.connections) connections, "
+        text += "\(settings.seconds)-second runs). Each request is fanned out to N CPU jobs by one peer, "
+        text += "joined, and answered on the connection's loop. Every peer runs once per round in each "
+        text += "configuration (\(settings.rounds) round\(settings.rounds == 1 ? "" : "s"), order rotated); "
+        text += "requests/s, CPU and p50–p99.9 are medians over the rounds, max is the slowest request of "
+        text += "every round. CPU is the server process's user + system time (getrusage) ÷ requests. "
+        text += "Ratios are to `DispatchGroup` in the same run (requests/s: above 1 is better; CPU and p99: "
+        text += "below 1 is better).\n"
+        for summary in outcome.summaries {
+            text += "\n### \(summary.title)\n\n"
+            var table = MarkdownTable(
+                headers: [
+                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
+                    "max ms", "errors",
+                ],
+                alignments: [.left] + Array(repeating: .right, count: 10)
+            )
+            for peer in summary.peers {
+                let name = peer.isReference ? "\(peer.title) **(reference)**" : peer.title
+                table.rows.append([
+                    name,
+                    peer.requestsPerSecond.formattedPlain,
+                    peer.requestsPerSecondRatio?.formattedRatio ?? "–",
+                    peer.cpuMicrosecondsPerRequest.formattedPlain,
+                    peer.cpuRatio?.formattedRatio ?? "–",
+                    milliseconds(peer.p50),
+                    milliseconds(peer.p90),
+                    milliseconds(peer.p99),
+                    milliseconds(peer.p999),
+                    milliseconds(peer.max),
+                    String(peer.errors),
+                ])
+            }
+            text += table.render()
+        }
+        if !outcome.goals.isEmpty {
+            text += "\n### Server goals (judged from this run)\n\n"
+            var table = MarkdownTable(headers: ["goal", "measured", "verdict"], alignments: [.left, .left, .left])
+            for goal in outcome.goals {
+                let verdict: String
+                switch goal.met {
+                case true?: verdict = "met"
+                case false?: verdict = "**not met**"
+                case nil: verdict = "not judged"
+                }
+                table.rows.append([goal.goal, goal.measured, verdict])
+            }
+            text += table.render()
+        }
+        return text
+    }
+
+    /// Microseconds as milliseconds with three significant digits.
+    private static func milliseconds(_ microseconds: Double) -> String {
+        let ms = microseconds / 1_000
+        if ms < 1 { return String(format: "%.3f", ms) }
+        if ms < 10 { return String(format: "%.2f", ms) }
+        if ms < 100 { return String(format: "%.1f", ms) }
+        return String(format: "%.0f", ms)
+    }
+
+    // MARK: Chart
+
+    /// One panel per configuration: latency (log scale) at p50, p90, p99, p99.9 and max,
+    /// one line per peer.
+    static func chart(_ outcome: ServerBenchmark.Outcome, machine: Machine) -> String? {
+        let summaries = outcome.summaries
+        guard !summaries.isEmpty else { return nil }
+        let columns = min(3, summaries.count)
+        let rows = (summaries.count + columns - 1) / columns
+        let panelWidth = 330.0
+        let panelHeight = 250.0
+        let left = 60.0
+        let top = 80.0
+        let legendHeight = 40.0 + 18.0 * Double(ServerPeer.allCases.count)
+        let width = left + Double(columns) * panelWidth + 20
+        let height = top + Double(rows) * (panelHeight + 40) + legendHeight
+        let percentiles: [(String, KeyPath<ServerBenchmark.PeerSummary, Double>)] = [
+            ("p50", \.p50), ("p90", \.p90), ("p99", \.p99), ("p99.9", \.p999), ("max", \.max),
+        ]
+        let all = summaries.flatMap { $0.peers.flatMap { peer in percentiles.map { peer[keyPath: $0.1] } } }
+            .filter { $0 > 0 }
+        guard let smallest = all.min(), let largest = all.max() else { return nil }
+        let lowDecade = floor(log10(smallest))
+        let highDecade = ceil(log10(largest))
+        let decades = max(highDecade - lowDecade, 1)
+
+        var svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
+            viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
+            <rect width="100%" height="100%" fill="#ffffff"/>
+            <text x="\(left)" y="30" font-size="19" font-weight="bold" fill="#222">Request latency inside a SwiftNIO server under wrk (lower is better)</text>
+            <text x="\(left)" y="52" font-size="12" fill="#555">\(escape("\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · \(outcome.settings.eventLoops) event loops, wrk \(outcome.settings.connections) connections · median of \(outcome.settings.rounds) × \(outcome.settings.seconds) s runs (max: worst) · \(machine.date.prefix(10))"))</text>
+
+            """
+        for (index, summary) in summaries.enumerated() {
+            let originX = left + Double(index % columns) * panelWidth
+            let originY = top + Double(index / columns) * (panelHeight + 40)
+            let plotWidth = panelWidth - 40
+            let plotHeight = panelHeight - 40
+            func x(_ position: Int) -> Double { originX + plotWidth * Double(position) / Double(percentiles.count - 1) }
+            func y(_ microseconds: Double) -> Double {
+                let value = max(microseconds, smallest)
+                return originY + 20 + plotHeight * (1 - (log10(value) - lowDecade) / decades)
+            }
+            svg += "<text x=\"\(f(originX))\" y=\"\(f(originY + 10))\" font-size=\"13\" font-weight=\"bold\" fill=\"#333\">\(escape(summary.title))</text>\n"
+            var decade = lowDecade
+            while decade <= highDecade {
+                let value = pow(10, decade)
+                let ty = y(value)
+                svg += "<line x1=\"\(f(originX))\" y1=\"\(f(ty))\" x2=\"\(f(originX + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#e5e5e5\"/>\n"
+                svg += "<text x=\"\(f(originX - 6))\" y=\"\(f(ty + 4))\" font-size=\"10.5\" fill=\"#555\" text-anchor=\"end\">\(decadeLabel(value))</text>\n"
+                decade += 1
+            }
+            for (position, (label, _)) in percentiles.enumerated() {
+                svg += "<text x=\"\(f(x(position)))\" y=\"\(f(originY + 20 + plotHeight + 16))\" font-size=\"11\" fill=\"#444\" text-anchor=\"middle\">\(label)</text>\n"
+            }
+            for peer in summary.peers {
+                let style = style(for: peer.peer)
+                let points = percentiles.enumerated().map { position, item in
+                    "\(f(x(position))),\(f(y(peer[keyPath: item.1])))"
+                }.joined(separator: " ")
+                let dash = style.dashed ? " stroke-dasharray=\"6 4\"" : ""
+                svg += "<polyline fill=\"none\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash) points=\"\(points)\"><title>\(escape(peer.title))</title></polyline>\n"
+            }
+        }
+        var legendY = top + Double(rows) * (panelHeight + 40) + 10
+        for peer in ServerPeer.allCases {
+            let style = style(for: peer)
+            let dash = style.dashed ? " stroke-dasharray=\"6 4\"" : ""
+            svg += "<line x1=\"\(f(left))\" y1=\"\(f(legendY))\" x2=\"\(f(left + 30))\" y2=\"\(f(legendY))\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash)/>\n"
+            svg += "<text x=\"\(f(left + 40))\" y=\"\(f(legendY + 4))\" font-size=\"12\" fill=\"#333\">\(escape(peer.title))</text>\n"
+            legendY += 18
+        }
+        svg += "</svg>\n"
+        return svg
+    }
+
+    private static func style(for peer: ServerPeer) -> (color: String, width: Double, dashed: Bool) {
+        switch peer {
+        case .boltsTasks: return ("#d62728", 3.5, false)
+        case .boltsPool: return ("#f28e2b", 2.5, false)
+        case .dispatchGroup: return ("#1f77b4", 3, false)
+        case .nioFutures: return ("#2ca02c", 2, false)
+        case .nioThreadPool: return ("#98df8a", 2, true)
+        case .concurrencyTaskGroup: return ("#9467bd", 2, false)
+        case .inlineOnLoop: return ("#7f7f7f", 1.5, true)
+        }
+    }
+
+    private static func decadeLabel(_ microseconds: Double) -> String {
+        if microseconds >= 1_000_000 { return "\(Int(microseconds / 1_000_000)) s" }
+        if microseconds >= 1_000 { return "\(Int(microseconds / 1_000)) ms" }
+        return "\(Int(microseconds)) µs"
+    }
+
+    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
