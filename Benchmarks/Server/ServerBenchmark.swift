@@ -1,3 +1,4 @@
+import CBenchmarkSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -46,6 +47,8 @@ struct ServerBenchmark {
         /// Requests the server answered 200 during the run (cross-check of wrk's count).
         var serverAnswered: Int
         var serverFailed: Int
+        /// Allocations in the server process (every thread) ÷ requests.
+        var allocationsPerRequest: Double
     }
 
     /// A peer's figures in one configuration: medians over the rounds, and the worst max.
@@ -55,6 +58,7 @@ struct ServerBenchmark {
         var isReference: Bool
         var requestsPerSecond: Double
         var cpuMicrosecondsPerRequest: Double
+        var allocationsPerRequest: Double
         var p50: Double
         var p90: Double
         var p99: Double
@@ -148,11 +152,13 @@ struct ServerBenchmark {
                     done += 1
                     let label = "\(peer.shortTitle), \(configuration.title), round \(round + 1)"
                     progress.update("server run \(done)/\(total): \(label)")
+                    let allocationsBefore = bench_allocation_count()
                     let before = processCPUMicroseconds()
                     let (answeredBefore, failedBefore) = server.counts
                     do {
                         let result = try loadGenerator.run(url: url(peer, configuration), seconds: settings.seconds)
                         let cpu = processCPUMicroseconds() - before
+                        let allocations = bench_allocation_count() - allocationsBefore
                         let (answered, failed) = server.counts
                         runs.append(
                             RunResult(
@@ -163,13 +169,15 @@ struct ServerBenchmark {
                                 requestsPerSecond: Double(result.requests) / result.seconds,
                                 cpuMicrosecondsPerRequest: cpu / Double(max(result.requests, 1)),
                                 serverAnswered: answered - answeredBefore,
-                                serverFailed: failed - failedBefore
+                                serverFailed: failed - failedBefore,
+                                allocationsPerRequest: Double(allocations) / Double(max(result.requests, 1))
                             )
                         )
                         let last = runs.last!
                         progress.log(
                             "  \(label): \(last.requestsPerSecond.formattedPlain) req/s, "
-                                + "\(last.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, p99 "
+                                + "\(last.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, "
+                                + "\(last.allocationsPerRequest.formattedPlain) allocs/req, p99 "
                                 + "\((result.p99 / 1_000).formattedMilliseconds), max \((result.max / 1_000).formattedMilliseconds)"
                         )
                     } catch {
@@ -206,6 +214,7 @@ struct ServerBenchmark {
                 isReference: peer == .dispatchGroup,
                 requestsPerSecond: median(mine.map(\.requestsPerSecond)),
                 cpuMicrosecondsPerRequest: median(mine.map(\.cpuMicrosecondsPerRequest)),
+                allocationsPerRequest: median(mine.map(\.allocationsPerRequest)),
                 p50: median(mine.map(\.wrk.p50)),
                 p90: median(mine.map(\.wrk.p90)),
                 p99: median(mine.map(\.wrk.p99)),

@@ -22,10 +22,10 @@ enum ServerReport {
             text += "\n### \(summary.title)\n\n"
             var table = MarkdownTable(
                 headers: [
-                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
+                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "allocs/req", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
                     "max ms", "errors",
                 ],
-                alignments: [.left] + Array(repeating: .right, count: 10)
+                alignments: [.left] + Array(repeating: .right, count: 11)
             )
             for peer in summary.peers {
                 let name = peer.isReference ? "\(peer.title) **(reference)**" : peer.title
@@ -35,6 +35,7 @@ enum ServerReport {
                     peer.requestsPerSecondRatio?.formattedRatio ?? "–",
                     peer.cpuMicrosecondsPerRequest.formattedPlain,
                     peer.cpuRatio?.formattedRatio ?? "–",
+                    peer.allocationsPerRequest.formattedPlain,
                     milliseconds(peer.p50),
                     milliseconds(peer.p90),
                     milliseconds(peer.p99),

@@ -45,7 +45,8 @@ void bolts__pool_blocking_end(void);
  * registering a thread twice corrupts liburcu's reader list). */
 void bolts__rcu_thread_ensure(void);
 
-/* Small fixed-size blocks from a per-thread cache (tasks, jobs, waiters). */
+/* 128-byte blocks for task cores, from pool_blocks.c's magazines (recycled across
+ * threads: a task made on an event loop is often freed on a pool worker). Any thread. */
 void *bolts__block_alloc(void);
 void bolts__block_free(void *block);
 #define BOLTS_BLOCK_SIZE 128

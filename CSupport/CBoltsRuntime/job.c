@@ -1,5 +1,5 @@
 /*
- * Job records, the per-thread block cache, and the trampoline.
+ * Job records and the trampoline.
  *
  * Everything here is thread-local except the records themselves, which move between
  * threads only through a task's state word or a pool queue (each of which orders the
@@ -12,36 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BOLTS_NO_BLOCK_CACHE 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BOLTS_NO_BLOCK_CACHE 1
-#endif
 
-_Static_assert(sizeof(bolts_job_t) <= BOLTS_BLOCK_SIZE, "a job must fit in a block");
 _Static_assert(offsetof(bolts_job_t, next) == 0, "queues link jobs through their first word");
 
-/* ---- Block cache -------------------------------------------------------------------
- * A bounded LIFO of free 64-byte blocks per thread. A block freed on another thread
- * than the one that allocated it simply joins the freeing thread's cache. Under
- * AddressSanitizer and ThreadSanitizer the cache is compiled out, so every block is a
- * real malloc/free and the sanitizers see every lifetime. */
-
-#define BOLTS_BLOCK_CACHE_MAX 256
-
-typedef struct free_block {
-    struct free_block *next;
-} free_block_t;
-
-/* All of this file's per-thread state in one initial-exec TLS block: each access is one
- * %fs-relative load, with no __tls_get_addr call on the hot path. */
+/* The trampoline's per-thread state, in one initial-exec TLS block: each access is one
+ * %fs-relative load, with no __tls_get_addr call on the hot path. (Blocks for jobs and
+ * task cores come from pool_blocks.c.) */
 typedef struct thread_state {
-    free_block_t *cache_head;
-    unsigned cache_count;
-    bool cache_armed;        /* the thread-exit destructor is registered */
     int depth;               /* trampoline: dispatch frames running a job right now */
     struct bolts_job *head;  /* trampoline: FIFO of deferred jobs */
     struct bolts_job *tail;
@@ -49,79 +26,12 @@ typedef struct thread_state {
 } thread_state_t;
 
 static __thread thread_state_t tls __attribute__((tls_model("initial-exec")));
-#define cache_head tls.cache_head
-#define cache_count tls.cache_count
-#ifndef BOLTS_NO_BLOCK_CACHE
-static pthread_key_t cache_key;
-static pthread_once_t cache_key_once = PTHREAD_ONCE_INIT;
-
-static void cache_release_at_exit(void *unused) {
-    (void)unused;
-    free_block_t *b = cache_head;
-    while (b) {
-        free_block_t *next = b->next;
-        free(b);
-        b = next;
-    }
-    cache_head = NULL;
-    cache_count = 0;
-    tls.cache_armed = false;
-}
-
-static void cache_key_create(void) {
-    if (pthread_key_create(&cache_key, cache_release_at_exit) != 0) {
-        fputs("bolts: pthread_key_create failed\n", stderr);
-        abort();
-    }
-}
-#endif
-
-static void *block_malloc(void) {
-    void *p = malloc(BOLTS_BLOCK_SIZE);
-    if (!p) {
-        fputs("bolts: out of memory\n", stderr);
-        abort();
-    }
-    return p;
-}
-
-void *bolts__block_alloc(void) {
-#ifndef BOLTS_NO_BLOCK_CACHE
-    free_block_t *b = cache_head;
-    if (b) {
-        cache_head = b->next;
-        cache_count--;
-        return b;
-    }
-#endif
-    return block_malloc();
-}
-
-void bolts__block_free(void *block) {
-#ifndef BOLTS_NO_BLOCK_CACHE
-    if (cache_count < BOLTS_BLOCK_CACHE_MAX) {
-        if (!tls.cache_armed) {
-            /* First block this thread caches: make sure the exit destructor runs. */
-            pthread_once(&cache_key_once, cache_key_create);
-            pthread_setspecific(cache_key, (void *)1);
-            tls.cache_armed = true;
-        }
-        free_block_t *b = block;
-        b->next = cache_head;
-        cache_head = b;
-        cache_count++;
-        return;
-    }
-#endif
-    free(block);
-}
 
 /* ---- Jobs ---------------------------------------------------------------------------- */
 
-/* Job records (48 bytes) come from the pool's 64-byte blocks rather than the 128-byte task
- * blocks above: those are recycled across threads (a job made on one thread is usually
- * freed on another: the completer's or a pool worker's), where this file's per-thread
- * cache would fall back to malloc. */
+/* Job records (48 bytes) come from the 64-byte class of pool_blocks.c, whose magazines
+ * are recycled across threads (a job made on one thread is usually freed on another: the
+ * completer's or a pool worker's). */
 _Static_assert(sizeof(bolts_job_t) <= BOLTS_POOL_BLOCK_SIZE, "a job must fit in a pool block");
 
 bolts_job_t *bolts_job_create(bolts_job_fn fn, void *context) {

@@ -1,5 +1,8 @@
-/* Job blocks for work submitted to a pool from outside the C core (the Swift front end's
- * closures and Swift Concurrency jobs).
+/* The runtime's block allocator, in two size classes: 64-byte blocks (BOLTS_POOL_BLOCK_SIZE)
+ * for job records, with or without a 16-byte payload (the Swift front end's closures,
+ * Swift Concurrency jobs, the core's continuation and aggregate records), and 128-byte
+ * blocks (BOLTS_BLOCK_SIZE) for task cores. Each class has its own magazines and depot;
+ * everything below applies to each class alone.
  *
  * The pattern to serve: producer threads allocate, workers free. A per-thread cache
  * alone degenerates into "producers malloc, workers free", which glibc serves through
@@ -48,8 +51,13 @@ _Static_assert(sizeof(bolts_job_t) + BOLTS_POOL_JOB_PAYLOAD <= BOLTS_POOL_BLOCK_
 
 /* Blocks per magazine. */
 #define BATCH 64
-/* Magazines the depot keeps at most (BATCH * 64 bytes each). */
+/* Magazines a class's depot keeps at most (BATCH blocks each: 16 MiB of 64-byte blocks,
+ * 32 MiB of 128-byte ones). */
 #define DEPOT_CAP 4096
+
+/* The size classes: 0 for pool blocks, 1 for task cores. */
+enum { CLASS_JOB = 0, CLASS_TASK = 1, CLASSES = 2 };
+static const size_t class_size[CLASSES] = {BOLTS_POOL_BLOCK_SIZE, BOLTS_BLOCK_SIZE};
 
 /* A free block. The first block of a magazine also carries the magazine's fields. */
 struct free_block {
@@ -62,14 +70,15 @@ struct free_block {
     struct free_block *skip;        /* next->next, read while it is hot (see alloc) */
 };
 _Static_assert(sizeof(struct free_block) <= BOLTS_POOL_BLOCK_SIZE, "a free block must fit in a block");
+_Static_assert(BOLTS_BLOCK_SIZE >= BOLTS_POOL_BLOCK_SIZE, "the task class holds a free block too");
 
 /* Blocks are aligned to their size, so a job record never straddles two cache lines:
  * a worker that takes a job from another CPU then pays one line transfer, not two
  * (malloc's 16-byte alignment would split three blocks out of four). */
-static void *block_malloc(void) {
-    void *p = aligned_alloc(BOLTS_POOL_BLOCK_SIZE, BOLTS_POOL_BLOCK_SIZE);
+static void *block_malloc(int class) {
+    void *p = aligned_alloc(class_size[class], class_size[class]);
     if (p == NULL) {
-        fputs("bolts: out of memory for a pool job\n", stderr);
+        fputs("bolts: out of memory for a runtime block\n", stderr);
         abort();
     }
     return p;
@@ -77,38 +86,38 @@ static void *block_malloc(void) {
 
 #ifndef BOLTS_POOL_NO_BLOCK_CACHE
 
-static struct __cds_lfs_stack depot = {.head = NULL};
-/* Magazines in the depot (approximate: a bound, not an invariant). */
-static atomic_uint depot_size;
+static struct __cds_lfs_stack depot[CLASSES] = {{.head = NULL}, {.head = NULL}};
+/* Magazines in each depot (approximate: a bound, not an invariant). */
+static atomic_uint depot_size[CLASSES];
 
 struct magazines {
     struct free_block *loaded;
     uint32_t loaded_count;
     struct free_block *previous;
     uint32_t previous_count;
-    bool armed; /* the thread-exit destructor is registered */
 };
 
-static _Thread_local struct magazines mags;
+static _Thread_local struct magazines mags_of[CLASSES];
+static _Thread_local bool exit_armed; /* the thread-exit destructor is registered */
 static pthread_key_t exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
 /* Pushes a chain of magazines (head ... tail, `n` of them) as one depot entry. */
-static void depot_push_chain(struct free_block *head, struct free_block *tail, unsigned n) {
+static void depot_push_chain(int class, struct free_block *head, struct free_block *tail, unsigned n) {
     head->chain_tail = tail;
     head->chain_length = n;
     tail->next_mag = NULL;
     /* Relaxed: a bound on memory kept, not an ordering. */
-    atomic_fetch_add_explicit(&depot_size, n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&depot_size[class], n, memory_order_relaxed);
     cds_lfs_node_init(&head->depot_link);
-    cds_lfs_push(&depot, &head->depot_link); /* B2 */
+    cds_lfs_push(&depot[class], &head->depot_link); /* B2 */
 }
 
 /* Gives one magazine to the depot, or back to malloc when the depot is full. */
-static void depot_give(struct free_block *mag, uint32_t count) {
+static void depot_give(int class, struct free_block *mag, uint32_t count) {
     mag->count = count;
     /* Relaxed: see depot_size. */
-    if (atomic_load_explicit(&depot_size, memory_order_relaxed) >= DEPOT_CAP) {
+    if (atomic_load_explicit(&depot_size[class], memory_order_relaxed) >= DEPOT_CAP) {
         while (mag != NULL) {
             struct free_block *next = mag->next;
             free(mag);
@@ -116,15 +125,19 @@ static void depot_give(struct free_block *mag, uint32_t count) {
         }
         return;
     }
-    depot_push_chain(mag, mag, 1);
+    depot_push_chain(class, mag, mag, 1);
 }
 
 /* Hands the exiting thread's blocks to the depot so other threads reuse them. */
 static void flush_at_exit(void *unused) {
     (void)unused;
-    if (mags.loaded != NULL) depot_give(mags.loaded, mags.loaded_count);
-    if (mags.previous != NULL) depot_give(mags.previous, mags.previous_count);
-    mags = (struct magazines){0};
+    for (int class = 0; class < CLASSES; class++) {
+        struct magazines *mags = &mags_of[class];
+        if (mags->loaded != NULL) depot_give(class, mags->loaded, mags->loaded_count);
+        if (mags->previous != NULL) depot_give(class, mags->previous, mags->previous_count);
+        *mags = (struct magazines){0};
+    }
+    exit_armed = false;
 }
 
 static void exit_key_create(void) {
@@ -136,8 +149,8 @@ static void exit_key_create(void) {
 
 /* Takes one magazine from the depot into `loaded`; every other magazine taken with it
  * goes back as one chain. Returns false when the depot was empty. */
-static bool refill(void) {
-    struct cds_lfs_head *all = __cds_lfs_pop_all(&depot); /* B2 */
+static bool refill(int class, struct magazines *mags) {
+    struct cds_lfs_head *all = __cds_lfs_pop_all(&depot[class]); /* B2 */
     if (all == NULL) return false;
     struct free_block *rest_head = NULL, *rest_tail = NULL;
     unsigned rest = 0, taken = 0;
@@ -146,9 +159,9 @@ static bool refill(void) {
         struct free_block *chain = caa_container_of(node, struct free_block, depot_link);
         struct free_block *chain_tail = chain->chain_tail;
         unsigned length = chain->chain_length;
-        if (mags.loaded == NULL) {
-            mags.loaded = chain;
-            mags.loaded_count = chain->count;
+        if (mags->loaded == NULL) {
+            mags->loaded = chain;
+            mags->loaded_count = chain->count;
             taken = 1;
             chain = chain->next_mag; /* the rest of this chain, if any */
             length--;
@@ -163,25 +176,26 @@ static bool refill(void) {
         rest_tail = chain_tail;
     }
     /* Relaxed: see depot_size. */
-    atomic_fetch_sub_explicit(&depot_size, taken + rest, memory_order_relaxed);
-    if (rest_head != NULL) depot_push_chain(rest_head, rest_tail, rest);
+    atomic_fetch_sub_explicit(&depot_size[class], taken + rest, memory_order_relaxed);
+    if (rest_head != NULL) depot_push_chain(class, rest_head, rest_tail, rest);
     return true;
 }
 
-void *bolts_pool_block_alloc(void) {
-    if (mags.loaded == NULL) {
-        if (mags.previous != NULL) {
-            mags.loaded = mags.previous;
-            mags.loaded_count = mags.previous_count;
-            mags.previous = NULL;
-            mags.previous_count = 0;
-        } else if (!refill()) {
-            return block_malloc();
+static inline void *class_alloc(int class) {
+    struct magazines *mags = &mags_of[class];
+    if (mags->loaded == NULL) {
+        if (mags->previous != NULL) {
+            mags->loaded = mags->previous;
+            mags->loaded_count = mags->previous_count;
+            mags->previous = NULL;
+            mags->previous_count = 0;
+        } else if (!refill(class, mags)) {
+            return block_malloc(class);
         }
     }
-    struct free_block *b = mags.loaded;
-    mags.loaded = b->next;
-    mags.loaded_count--;
+    struct free_block *b = mags->loaded;
+    mags->loaded = b->next;
+    mags->loaded_count--;
     /* Blocks were last written by the thread that freed them, on another CPU. Start
      * fetching the one after next now (its address sits in this block, so no miss on a
      * chain): by the time it is handed out, it has arrived. */
@@ -189,31 +203,44 @@ void *bolts_pool_block_alloc(void) {
     return b;
 }
 
-void bolts_pool_block_free(void *block) {
-    if (!mags.armed) {
+static inline void class_free(int class, void *block) {
+    if (!exit_armed) {
         pthread_once(&exit_key_once, exit_key_create);
         pthread_setspecific(exit_key, (void *)1);
-        mags.armed = true;
+        exit_armed = true;
     }
-    if (mags.loaded_count == BATCH) {
-        if (mags.previous != NULL) depot_give(mags.previous, mags.previous_count);
-        mags.previous = mags.loaded;
-        mags.previous_count = mags.loaded_count;
-        mags.loaded = NULL;
-        mags.loaded_count = 0;
+    struct magazines *mags = &mags_of[class];
+    if (mags->loaded_count == BATCH) {
+        if (mags->previous != NULL) depot_give(class, mags->previous, mags->previous_count);
+        mags->previous = mags->loaded;
+        mags->previous_count = mags->loaded_count;
+        mags->loaded = NULL;
+        mags->loaded_count = 0;
     }
     struct free_block *b = block;
-    b->next = mags.loaded;
-    b->skip = mags.loaded != NULL ? mags.loaded->next : NULL; /* freed here: hot */
-    mags.loaded = b;
-    mags.loaded_count++;
+    b->next = mags->loaded;
+    b->skip = mags->loaded != NULL ? mags->loaded->next : NULL; /* freed here: hot */
+    mags->loaded = b;
+    mags->loaded_count++;
 }
+
+void *bolts_pool_block_alloc(void) { return class_alloc(CLASS_JOB); }
+
+void bolts_pool_block_free(void *block) { class_free(CLASS_JOB, block); }
+
+void *bolts__block_alloc(void) { return class_alloc(CLASS_TASK); }
+
+void bolts__block_free(void *block) { class_free(CLASS_TASK, block); }
 
 #else /* BOLTS_POOL_NO_BLOCK_CACHE */
 
-void *bolts_pool_block_alloc(void) { return block_malloc(); }
+void *bolts_pool_block_alloc(void) { return block_malloc(CLASS_JOB); }
 
 void bolts_pool_block_free(void *block) { free(block); }
+
+void *bolts__block_alloc(void) { return block_malloc(CLASS_TASK); }
+
+void bolts__block_free(void *block) { free(block); }
 
 #endif
 

@@ -44,14 +44,28 @@ public struct Executor: Sendable, CustomStringConvertible {
     @usableFromInline
     internal final class _Impl: @unchecked Sendable {
         let kind: Kind
-        let description: String
+        /// A description given at creation (custom executors); nil: derived from `kind`
+        /// when asked, so that making an executor builds no string.
+        let customDescription: String?
         @usableFromInline
         let cPool: OpaquePointer?
 
-        init(kind: Kind, description: String, cPool: OpaquePointer? = nil) {
+        init(kind: Kind, customDescription: String? = nil, cPool: OpaquePointer? = nil) {
             self.kind = kind
-            self.description = description
+            self.customDescription = customDescription
             self.cPool = cPool
+        }
+
+        var description: String {
+            if let customDescription { return customDescription }
+            switch kind {
+            case .mainThread: return "Main Thread Executor"
+            case .queue(let queue): return "Queue Executor: \(queue.label)"
+            case .operationQueue(let queue): return "OperationQueue Executor: \(queue.name ?? "unnamed")"
+            case .closure: return "Closure Executor"
+            case .escaping: return "Escaping Closure Executor"
+            case .pool(let pool): return "ThreadPool Executor: \(pool.name)"
+            }
         }
     }
 
@@ -66,15 +80,20 @@ public struct Executor: Sendable, CustomStringConvertible {
         _impl = nil
     }
 
-    private init(kind: Kind, description: String) {
+    private init(kind: Kind, customDescription: String? = nil) {
         if case .pool(let pool) = kind {
             _tag = .pool
-            _impl = _Impl(kind: kind, description: description, cPool: pool._pool)
+            _impl = _Impl(kind: kind, cPool: pool._pool)
         } else {
             _tag = .scheduled
-            _impl = _Impl(kind: kind, description: description)
+            _impl = _Impl(kind: kind, customDescription: customDescription)
         }
     }
+
+    /// `.pool(.shared)`, made once: the idiomatic `Task.execute(.pool(.shared)) { … }`
+    /// then allocates no executor per call (the shared pool is never deinitialized, so
+    /// holding it here for ever changes nothing).
+    private static let sharedPool = Executor(kind: .pool(.shared))
 
     /// A name for the executor: "Default Executor", "Immediate Executor",
     /// "Queue Executor: <label>", and so on.
@@ -93,7 +112,7 @@ public struct Executor: Sendable, CustomStringConvertible {
         description: String = "Custom Executor",
         _ schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void
     ) {
-        self.init(kind: .escaping(schedule), description: description)
+        self.init(kind: .escaping(schedule), customDescription: description)
     }
 
     /// Runs continuations inline on the thread that completes the antecedent. Deep chains
@@ -106,34 +125,34 @@ public struct Executor: Sendable, CustomStringConvertible {
 
     /// Runs jobs on the main thread: inline if already there, else enqueued on the main
     /// queue (which the program must serve). Nothing in Bolts defaults to it.
-    public static let mainThread = Executor(kind: .mainThread, description: "Main Thread Executor")
+    public static let mainThread = Executor(kind: .mainThread)
 
     /// Runs jobs asynchronously on `queue`.
     public static func queue(_ queue: DispatchQueue) -> Executor {
-        Executor(kind: .queue(queue), description: "Queue Executor: \(queue.label)")
+        Executor(kind: .queue(queue))
     }
 
     /// Runs jobs as operations on `queue`.
     public static func operationQueue(_ queue: OperationQueue) -> Executor {
-        Executor(kind: .operationQueue(queue), description: "OperationQueue Executor: \(queue.name ?? "unnamed")")
+        Executor(kind: .operationQueue(queue))
     }
 
     /// Hands each job to `closure`, which must run it before it returns.
     public static func closure(_ closure: @escaping @Sendable (() -> Void) -> Void) -> Executor {
-        Executor(kind: .closure(closure), description: "Closure Executor")
+        Executor(kind: .closure(closure))
     }
 
     /// Hands each job to `closure`, which may keep it and run it later (exactly once).
     public static func escapingClosure(_ closure: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void)
         -> Executor
     {
-        Executor(kind: .escaping(closure), description: "Escaping Closure Executor")
+        Executor(kind: .escaping(closure))
     }
 
     /// Runs jobs on `pool`'s workers. Continuations are handed to the pool by the C core
     /// directly, without a detour through a Swift closure.
     public static func pool(_ pool: ThreadPool) -> Executor {
-        Executor(kind: .pool(pool), description: "ThreadPool Executor: \(pool.name)")
+        pool === ThreadPool.shared ? sharedPool : Executor(kind: .pool(pool))
     }
 
     /// The number of nested synchronous completions that run inline on one thread before
