@@ -26,7 +26,13 @@ extension Task {
         closure: @escaping @Sendable () throws -> T
     ) -> Task<T> {
         let task = Task<T>(_pendingAt: file, line: line)
-        executor.execute { task._complete(with: closure) }
+        if let cPool = executor._cPool {
+            // The pool path allocates nothing beyond the task: its own job record carries
+            // the closure to a worker.
+            task._submit(toCPool: cPool, _ExecuteStep<T>(body: closure))
+        } else {
+            executor.execute { task._complete(with: closure) }
+        }
         return task
     }
 
@@ -69,5 +75,20 @@ extension Task {
         precondition(timeout >= 0 && !timeout.isNaN, "waitUntilCompleted(timeout:) with a negative timeout")
         let nanoseconds = timeout >= 9.2e9 ? -1 : Int64(timeout * 1e9)
         return bolts_task_wait(_core, nanoseconds)
+    }
+}
+
+/// `Task.execute`'s closure, parked in the new task's payload while the task's own job
+/// waits in a pool queue.
+@usableFromInline
+internal struct _ExecuteStep<T: Sendable>: _ContinuationStep {
+    @usableFromInline let body: @Sendable () throws -> T
+
+    @inlinable
+    init(body: @escaping @Sendable () throws -> T) { self.body = body }
+
+    @inlinable
+    func perform(_ next: _BoltsTaskBase) {
+        unsafeDowncast(next, to: Task<T>.self)._complete(with: body)
     }
 }

@@ -77,6 +77,31 @@ public class _BoltsTaskBase: @unchecked Sendable {
         }
         bolts_task_add(other._core, job)
     }
+
+    /// Runs `step` (with this task) on a worker of the C pool `cPool`, through this task's
+    /// own job record: the pool path of `Task.execute`. No allocation: the step is parked
+    /// in the payload as for `_await` (with `.immediate` as its executor: the job already
+    /// runs on the pool, and parking the pool's executor would bounce its reference count
+    /// between the submitting thread and the workers), and the job record is the core's.
+    @inlinable
+    internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: Step) {
+        assert(_parkedStep == nil, "a task waits on one task at a time")
+        Step._park(.immediate, step, in: self)
+        _parkedStep = Step.self
+        let job = bolts_task_own_job(_core)
+        job.pointee.fn = { context in
+            let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
+            let parked = base._parkedStep.unsafelyUnwrapped
+            base._parkedStep = nil
+            parked._runParked(on: base)
+        }
+        // Retained until the job runs (the pool runs every job exactly once, invariant I1).
+        job.pointee.context = Unmanaged.passRetained(self).toOpaque()
+        job.pointee.pool = nil
+        job.pointee.flags = 0
+        job.pointee.drop = nil
+        bolts_pool_submit(cPool, job)
+    }
 }
 
 /// Runs `body` once `task` completes, inline through the trampoline (or on `pool`).
