@@ -2,8 +2,10 @@ import ArgumentParser
 import CBenchmarkSupport
 import Foundation
 
-/// `swift run -c release Benchmarks`: compares Bolts' task operations and executors with
-/// SwiftNIO, Dispatch, OperationQueue and Swift Concurrency, measured in the same run.
+/// `swift run Benchmarks` (a debug build hands over to a release build of itself; see
+/// `ReleaseHandOver`) or `swift run -c release Benchmarks`: compares Bolts' task operations
+/// and executors with SwiftNIO, Dispatch, OperationQueue and Swift Concurrency, measured in
+/// the same run.
 @main
 struct BenchmarksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -91,6 +93,12 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
+    @Flag(
+        help:
+            "Run this debug build as it is instead of handing over to a release build (for debugging the harness; the numbers are meaningless)."
+    )
+    var debugBuild = false
+
     /// "1,16,64" as [1, 16, 64]; anything else is a usage error.
     static func parsePositiveList(_ text: String) throws -> [Int] {
         let values = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -108,6 +116,10 @@ struct BenchmarksCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Before anything is measured: a debug build hands over to a release build of itself.
+        if isDebugBuild, !debugBuild, !ReleaseHandOver.wasHandedOver {
+            try ReleaseHandOver.replaceWithReleaseBuild(arguments: Array(CommandLine.arguments.dropFirst()))
+        }
         if isDebugBuild { warnAboutDebugBuild() }
         let loadAverageAtStart = Machine.loadAverage()
         let countsAllocations = bench_allocation_counting_works() != 0
