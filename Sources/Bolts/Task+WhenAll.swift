@@ -97,8 +97,8 @@ extension Task {
 }
 
 /// Ends `result` for an aggregate none of whose inputs succeeded.
-@usableFromInline
-internal func _finishFailed<R>(_ result: Task<R>, _ tasks: [_BoltsTaskBase]) {
+@inlinable
+internal func _finishFailed<R, Base: _BoltsTaskBase>(_ result: Task<R>, _ tasks: [Base]) {
     switch _failure(of: tasks) {
     case .some(.some(let error)): result._trySet(error: error)
     default: result._tryCancel()
@@ -108,8 +108,11 @@ internal func _finishFailed<R>(_ result: Task<R>, _ tasks: [_BoltsTaskBase]) {
 /// The failure of a set of completed tasks: `nil` if all succeeded, `.some(nil)` if none
 /// failed but some were cancelled, else the single error or an ``AggregateError``. Marks
 /// every error observed (the aggregate owns them).
-@usableFromInline
-internal func _failure(of tasks: [_BoltsTaskBase]) -> (any Error)?? {
+///
+/// Generic over the element type so that `[Task<T>]` is read in place: passing it as
+/// `[_BoltsTaskBase]` would copy the array and retain every element once per aggregate.
+@inlinable
+internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? {
     var errors: [any Error] = []
     var cancelled = false
     for task in tasks {
@@ -126,12 +129,21 @@ internal func _failure(of tasks: [_BoltsTaskBase]) -> (any Error)?? {
     return cancelled ? .some(nil) : nil
 }
 
-/// Counts inputs down to zero. `attach` costs one job record per input (from the C
-/// core's per-thread cache) and no Swift allocation.
+/// Counts inputs down to zero. `attach` costs one job record per input (from the runtime's
+/// block magazines) and no Swift allocation. The inputs' jobs share one reference to the
+/// countdown, taken by the first `attach` and given back by whichever job counts last, so
+/// the inputs' completions on different threads do not each retain and release the same
+/// object (a contended cache line) on top of the count itself.
 @usableFromInline
 internal final class _Countdown: Sendable {
     @usableFromInline
     let remaining: Atomic<Int>
+    /// Set when an input was destroyed while pending: the aggregate can then never end,
+    /// and the last count only gives the shared reference back.
+    @usableFromInline
+    let abandoned = Atomic<Bool>(false)
+    @usableFromInline
+    let attached = Atomic<Bool>(false)
     @usableFromInline
     let onZero: (@Sendable () -> Void)?
 
@@ -142,23 +154,42 @@ internal final class _Countdown: Sendable {
     }
 
     /// Counts one input as done; true for the last one. acquiring-and-releasing: every
-    /// earlier arrival's reads of its input happen before the last one's `onZero`.
+    /// earlier arrival's reads of its input (and an abandonment's flag) happen before the
+    /// last one's `onZero`.
     @usableFromInline
     func arrive() -> Bool {
         remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0
     }
 
-    /// Arrives when `task` completes, then runs `onZero` if it was the last input.
+    /// Arrives when `task` completes, then runs `onZero` if it was the last input. Every
+    /// input of this countdown must be attached before any of them can arrive last: the
+    /// count starts at the number of inputs, so the shared reference taken by the first
+    /// attach outlives the last attach.
     @usableFromInline
     func attach(to task: _BoltsTaskBase) {
+        // Relaxed: only the attaching thread reads or writes the flag.
+        if !attached.load(ordering: .relaxed) {
+            attached.store(true, ordering: .relaxed)
+            _ = Unmanaged.passRetained(self)  // the inputs' shared reference
+        }
         let job = bolts_job_create(
             { context in
-                let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-                if countdown.arrive() { countdown.onZero?() }
+                let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped)
+                let this = countdown.takeUnretainedValue()
+                guard this.arrive() else { return }
+                // Relaxed: ordered by the acquiring count above.
+                if !this.abandoned.load(ordering: .relaxed) { this.onZero?() }
+                countdown.release()
             },
-            Unmanaged.passRetained(self).toOpaque()
+            Unmanaged.passUnretained(self).toOpaque()
         )!
-        job.pointee.drop = { context in Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped).release() }
+        job.pointee.drop = { context in
+            let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped)
+            let this = countdown.takeUnretainedValue()
+            // Relaxed: published to the last arrival by the releasing count below.
+            this.abandoned.store(true, ordering: .relaxed)
+            if this.arrive() { countdown.release() }
+        }
         bolts_task_add(task._core, job)
     }
 }

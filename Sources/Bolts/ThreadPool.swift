@@ -8,12 +8,12 @@ import CBoltsRuntime
 /// worker goes on that worker's queue, a job submitted from any other thread goes on the
 /// queue of the CPU that thread runs on, and a worker whose queue is empty steals from the
 /// others. Submitting takes no lock and, for ``execute(_:)``, allocates one 64-byte block
-/// from a cache that is built for "producers allocate, workers free". One idle worker at
-/// a time spins for 20 microseconds before it parks on a futex; the others park at once.
-/// A submission wakes a worker only when it finds a queue empty and no worker searching,
-/// and a worker that steals from a backlog wakes another. Every 16th job in a row from its
-/// own queue, a worker looks at the others first, so no queue is left behind while a
-/// worker runs, whatever its own worker is doing.
+/// from a cache that is built for "producers allocate, workers free". Idle workers spin
+/// for 20 microseconds and then park on a futex. A submission wakes a worker only when it
+/// finds a queue empty and no worker searching, and a worker that steals from a backlog
+/// wakes another. Every 16th job in a row from its own queue, a worker looks at the others
+/// first and serves any whose own worker has run nothing since the last such look, so no
+/// queue is left behind while a worker runs, whatever its own worker is doing.
 ///
 /// Backpressure: while more than 4,096 jobs per worker are queued, a thread that is not
 /// one of the pool's workers gives up its time slice (`sched_yield`) on each submission

@@ -6,10 +6,10 @@
  * A pool owns N worker threads (default: the CPUs this process may run on). Each worker
  * slot has a run queue: liburcu's wait-free concurrent queue (wfcqueue), linked through
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
- * worker runs its own queue first and steals from the other slots when it runs dry or
- * when its turn to look elsewhere comes (I9); one idle worker at a time spins for 20
- * microseconds, the others park on a futex at once. Submitters from outside the pool
- * yield their time slice while its backlog is over a bound (I8).
+ * worker runs its own queue first and steals from the other slots when it runs dry, or
+ * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
+ * 20 microseconds, then park on a futex. Submitters from outside the pool yield their
+ * time slice while its backlog is over a bound (I8).
  *
  * Invariants
  *  I1  A submitted job is run exactly once: by a worker, or, when it races shutdown, by
@@ -49,13 +49,13 @@
  *      deadlock; it keeps submitters that outnumber the cores from starving the
  *      workers of CPU time.
  *  I9  Fairness: a worker that has taken BOLTS_POOL_FAIR_INTERVAL (16) jobs in a row from
- *      its own queue scans the other queues first, so while any worker runs, no
- *      non-empty queue waits for more than that many of another queue's jobs per worker
- *      (whatever state its own worker is in: parked, blocked outside the pool's
- *      knowledge, pre-empted). A worker that steals a job from a queue holding more
- *      wakes a parked worker unless one is searching: that queue's producers found it
- *      non-empty and woke nobody. Both are liveness measures; I3 alone prevents lost
- *      wake-ups.
+ *      its own queue looks at the other queues first and takes from any whose owner has
+ *      run no job since the previous such look, so while any worker runs, no non-empty
+ *      queue is left behind for more than about two such turns, whatever state its own
+ *      worker is in (parked, blocked outside the pool's knowledge, pre-empted). A worker
+ *      that steals a job from a queue holding more wakes a parked worker unless one is
+ *      searching: that queue's producers found it non-empty and woke nobody. Both are
+ *      liveness measures; I3 alone prevents lost wake-ups.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
