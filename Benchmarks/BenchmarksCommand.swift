@@ -192,7 +192,7 @@ struct BenchmarksCommand: ParsableCommand {
         var serverOutcome: ServerBenchmark.Outcome?
         if !serverPeers.isEmpty {
             progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
-            serverOutcome = server.run(progress: progress)
+            serverOutcome = server.run(progress: progress, watchdog: runner.watchdog)
         }
         progress.finish()
 

@@ -8,16 +8,16 @@
  * the anchor if the lines drift.
  *
  * Processes:
- *   Submitter(p)  bolts_pool_try_submit (pool.c:671) from a thread that is not a worker:
- *                 picks a queue (outside_slot, pool.c:633: the CPU it runs on, which may be
+ *   Submitter(p)  bolts_pool_try_submit from a thread that is not a worker:
+ *                 picks a queue (outside_slot, pool.c, the CPU it runs on, which may be
  *                 any of them), enqueues (liburcu's cds_wfcq_enqueue), then notify
- *                 (pool.c:258) if the queue was empty. NJOBS jobs in all, spread over
+ *                 if the queue was empty. NJOBS jobs in all, spread over
  *                 NSUB submitters.
  *   Drain(p)      the submitter's store buffer (x86-TSO): see "Memory ordering".
- *   Worker(w)     worker_main (pool.c:484): find_work (own queue, then the others), the
+ *   Worker(w)     worker_main: find_work (own queue, then the others), the
  *                 searching count, spin_for_work (a bounded number of extra scans), park
- *                 (pool.c:314), run_job.
- *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false) (pool.c:736); see
+ *                , run_job.
+ *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false); see
  *                 "Shutdown" below.
  *   Worker(1..)   with BLOCKING=1, started by add_worker (only Worker(0) at first); see
  *                 "Compensation" below.
@@ -27,7 +27,7 @@
  * The queue is liburcu's wait-free concurrent queue at node level: per queue a head link
  * and a tail, per job a next link. Enqueue is the tail exchange (one step, a full barrier)
  * followed by the link store into the old tail (the head's link if the queue was empty).
- * `take` (pool.c:134) is cds_wfcq_empty (both the head link and the tail), then the
+ * `take` is cds_wfcq_empty (both the head link and the tail), then the
  * consumer flag (a try-lock, I2), then __cds_wfcq_dequeue_nonblocking step by step,
  * including the last-node case: clear the head link, CAS the tail back to the head, and
  * when that CAS loses to an enqueue, WOULDBLOCK until the new link is visible (the head
@@ -46,15 +46,15 @@
  *
  * Shutdown (I7), with -DSHUTDOWN=1 (citations for this part: pool.c as of 539f58d, the
  * last commit that touched it): a Shutdowner calls bolts_pool_shutdown(wait = false)
- * (pool.c:736) at any moment: the seq_cst CAS OPEN -> CLOSING, then wake_parked. The
- * submitters use bolts_pool_submit (pool.c:729): try_submit's early relaxed load of the
+ * at any moment: the seq_cst CAS OPEN -> CLOSING, then wake_parked. The
+ * submitters use bolts_pool_submit: try_submit's early relaxed load of the
  * state refuses a thread that is not a worker unless OPEN, and the job then runs in place
  * (run_here); an accepted job's submitter re-reads the state after its tail exchange
- * (pool.c:720) and sweeps every queue itself (sweep, pool.c:196) if it reads CLOSED, else
- * notifies as before. A parking worker reads the state after its fence (pool.c:336):
- * CLOSED cancels the park; CLOSING with nothing queued calls maybe_close (pool.c:308),
+ * and sweeps every queue itself (sweep) if it reads CLOSED, else
+ * notifies as before. A parking worker reads the state after its fence:
+ * CLOSED cancels the park; CLOSING with nothing queued calls maybe_close,
  * which sets CLOSED when every worker's parked bit is set and then wakes them all
- * (wake_all). A worker whose scans found nothing reads the state (acquire, pool.c:525);
+ * (wake_all). A worker whose scans found nothing reads the state (acquire);
  * on CLOSED it makes its final scan and exits when that finds nothing. The Shutdowner is
  * sequentially consistent: its CAS is followed by a seq_cst fence before wake_parked's
  * mask loads (added to pool.c with this model; before, only x86's locked CAS ordered them),
@@ -70,19 +70,19 @@
  * Compensation (I6), with -DBLOCKING=1 (citations for this part: pool.c and task.c as of
  * 2549ade): a pool of N = 1 worker (slot 0) and EXTRA (default 2) extra slots, FREE at
  * first (hwm = 1); one outside Submitter puts every job on queue 0 (outside_slot,
- * pool.c:642: cpu % N). Job j (odd) calls bolts_task_wait (task.c:222) on the task that
+ * pool.c, cpu % N). Job j (odd) calls bolts_task_wait on the task that
  * job j + 1 completes, so with NJOBS = 2 job 1 blocks until job 2, queued after it, has
  * run: only a compensating thread can run it (the Swift test
  * aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne). The wait's task push decides whether
- * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool.c:815: relaxed
- * fetch_sub of `unblocked`; below N, add_worker) and bolts__pool_blocking_end (pool.c:824:
- * relaxed fetch_add). add_worker (pool.c:377), under spawn_lock: the acq_rel CAS
+ * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool.c, relaxed
+ * fetch_sub of `unblocked`; below N, add_worker) and bolts__pool_blocking_end (
+ * relaxed fetch_add). add_worker, under spawn_lock: the acq_rel CAS
  * SPARE -> ACTIVE of each spare in [N, hwm) then wake_slot, else a new slot hwm (ACTIVE,
  * the count, the release store of hwm) whose thread is `run` (pthread_create, which never
- * fails here), else nothing at capacity. The worker loop calls try_retire (pool.c:430)
+ * fails here), else nothing at capacity. The worker loop calls try_retire
  * before parking: a slot past N retires when its CAS takes `unblocked` from u > N to u - 1,
  * resets `wake`, stores SPARE (seq_cst), gives back its searching count and re-checks the
- * queues (pool.c:535-544, I5), then sleeps in spare_wait (pool.c:456) until add_worker
+ * queues (worker_main's retire path, I5), then sleeps in spare_wait until add_worker
  * activates it. Parked bits and wake words cover every slot (wake_one claims any of them).
  * Every write to `unblocked` is an RMW, so modelling them sequentially consistent is exact;
  * try_retire's relaxed load is justified where it is modelled.
@@ -103,7 +103,7 @@
  * fix) is caught. With EXTRA = 1 (capacity N + 1)
  * NJOBS = 4 fails even with the fix, at the capacity bound only: a compensator whose CAS
  * retired it has not yet stored SPARE when the next block's add_worker looks for a spare,
- * so add_worker finds none, no room for a new slot, and gives up (pool.c:396, the
+ * so add_worker finds none, no room for a new slot, and gives up (add_worker's capacity check, the
  * capacity warning); pool.c's capacity is N + 256, where a new slot would be started.
  * Not in the compensation part: shutdown (BLOCKING and SHUTDOWN are exclusive), nested
  * waits (tl_block_depth > 1), timed waits, thread-creation failure, submissions from
@@ -209,7 +209,7 @@ byte submitted = 0;      /* jobs whose tail exchange happened */
 byte finished = 0;       /* submitters done */
 
 #if SHUTDOWN
-#define OPEN 0           /* POOL_OPEN, POOL_CLOSING, POOL_CLOSED (pool.c:27) */
+#define OPEN 0           /* POOL_OPEN, POOL_CLOSING, POOL_CLOSED */
 #define CLOSING 1
 #define CLOSED 2
 byte state = OPEN;       /* pool->state */
@@ -224,7 +224,7 @@ bit  shut_done = 0;      /* the Shutdowner returned */
 #if BLOCKING
 /* Compensation (I6): slot 0 is the pool's one worker (target N = 1), slots N .. NSLOTS - 1
  * the extra slots (capacity N + EXTRA; pool.c has N + BOLTS_POOL_MAX_EXTRA_THREADS). */
-#define SLOT_FREE 0      /* SLOT_FREE, SLOT_ACTIVE, SLOT_SPARE (pool.c:28) */
+#define SLOT_FREE 0      /* SLOT_FREE, SLOT_ACTIVE, SLOT_SPARE */
 #define SLOT_ACTIVE 1
 #define SLOT_SPARE 2
 byte slotstate[NSLOTS];      /* slot->state */
@@ -262,14 +262,14 @@ inline flush(p) {
 #define QEMPTY(q) (qhead[q] == NIL && qtail[q] == HEADNODE)
 #endif
 
-/* any_work (pool.c:172): one snapshot of both queues' emptiness. The C loop reads the
+/* any_work: one snapshot of both queues' emptiness. The C loop reads the
  * queues one after another; a queue can turn empty between the reads only through a
  * consumer, who is then awake and will scan again before it parks, and turn non-empty only
  * through a submitter, whose wake decision comes after its exchange (I3); so reading both
  * at one moment removes no behaviour the end-of-run check can see. */
 #define ANY_WORK (!QEMPTY(0) || !QEMPTY(1))
 
-/* take (pool.c:134) on queue q by p (a submitter sweeping after CLOSED, or 255: a worker);
+/* take on queue q by p (a submitter sweeping after CLOSED, or 255: a worker);
  * res = a job, FOUND_NOTHING, FOUND_BUSY or FOUND_HELD. */
 inline take(p, q, res) {
     if
@@ -333,7 +333,7 @@ inline take(p, q, res) {
 }
 
 #if BLOCKING
-/* find_work (pool.c:158) with compensation: only queue 0 ever holds a job (outside
+/* find_work with compensation: only queue 0 ever holds a job (outside
  * submissions go to slot cpu % N = 0 and workers do not submit), so the scans of the
  * other slots' queues, each one step that finds nothing, are left out, and so is the
  * acquire load of hwm that bounds them. The result is the same: queue 0's. */
@@ -343,7 +343,7 @@ inline find_work(self, res) {
     got = 0
 }
 #else
-/* find_work (pool.c:152): own queue, then the other; BUSY beats HELD beats nothing. */
+/* find_work: own queue, then the other; BUSY beats HELD beats nothing. */
 inline find_work(self, res) {
     take(255, self, got);
     if
@@ -362,7 +362,7 @@ inline find_work(self, res) {
 }
 #endif
 
-/* wake_one (pool.c:232) + notify (pool.c:258), for a submitter p (drains its buffer at
+/* wake_one + notify, for a submitter p (drains its buffer at
  * the locked claim) or a worker (p = 255: no buffer). */
 inline claim_one(p, w) {
     atomic {                                                  /* fetch_and (acq_rel): locked */
@@ -407,7 +407,7 @@ inline notify(p) {
 }
 
 #if SHUTDOWN
-/* wake_parked (pool.c:271): wake_one until it finds no parked worker. */
+/* wake_parked: wake_one until it finds no parked worker. */
 inline wake_parked(p) {
     do
     :: claimed = 0;
@@ -426,10 +426,10 @@ inline wake_parked(p) {
     od
 }
 
-/* maybe_close (pool.c:308), by a parked worker that read CLOSING. all_active_parked
- * (pool.c:290): both slots are ACTIVE (no spares here), so one seq_cst load of the mask
+/* maybe_close, by a parked worker that read CLOSING. all_active_parked
+ *: both slots are ACTIVE (no spares here), so one seq_cst load of the mask
  * per slot, each testing that slot's bit. Then the CLOSED CAS (seq_cst) and, if it won,
- * wake_all (pool.c:277): wake_parked (no spares to wake). MUTANT=8 skips the test,
+ * wake_all: wake_parked (no spares to wake). MUTANT=8 skips the test,
  * mutant 6 the wake_all. */
 inline maybe_close() {
 #if MUTANT == 8
@@ -461,7 +461,7 @@ inline maybe_close() {
     fi
 }
 
-/* sweep (pool.c:196) by submitter p after it read CLOSED: take from every queue until it
+/* sweep by submitter p after it read CLOSED: take from every queue until it
  * is empty, retrying on BUSY (sched_yield) and HELD (cpu_relax); run each job here. */
 inline sweep(p) {
     sq = 0;
@@ -478,7 +478,7 @@ inline sweep(p) {
     sq = 0
 }
 
-/* bolts_pool_shutdown(pool, wait = false) (pool.c:736). */
+/* bolts_pool_shutdown(pool, wait = false). */
 proctype Shutdowner() {
     byte claimed;
     bit won;
@@ -499,19 +499,19 @@ proctype Shutdowner() {
 #endif
 
 #if BLOCKING
-/* add_worker (pool.c:377), by a worker whose blocking hook left fewer than N unblocked:
+/* add_worker, by a worker whose blocking hook left fewer than N unblocked:
  * a spare if there is one, else a new thread in slot hwm, else (capacity reached) nothing.
  * Everything in it runs under spawn_lock, so the lock is one step each way and the steps
  * inside are the C code's atomic operations. */
 inline add_worker() {
-    atomic { spawn_lock == 0 -> spawn_lock = 1 }              /* pthread_mutex_lock (pool.c:378) */
-    h = hwm;                                                  /* relaxed load: written under the lock (pool.c:380) */
+    atomic { spawn_lock == 0 -> spawn_lock = 1 }              /* pthread_mutex_lock */
+    h = hwm;                                                  /* relaxed load: written under the lock */
     won = 0;
     sl = N;
-    do                                                        /* the spares in [target, hwm) (pool.c:381) */
+    do                                                        /* the spares in [target, hwm) */
     :: sl >= h -> break
     :: else ->
-        atomic {                                              /* CAS SPARE -> ACTIVE, acq_rel (pool.c:386) */
+        atomic {                                              /* CAS SPARE -> ACTIVE, acq_rel */
             if
             :: slotstate[sl] == SLOT_SPARE -> slotstate[sl] = SLOT_ACTIVE; won = 1
             :: else -> skip
@@ -524,16 +524,16 @@ inline add_worker() {
     od;
     if
     :: won ->
-        unblocked++;                                          /* relaxed fetch_add (pool.c:389) */
-        wake[sl] = 1;                                         /* wake_slot (pool.c:391): release store + FUTEX_WAKE */
+        unblocked++;                                          /* relaxed fetch_add */
+        wake[sl] = 1;                                         /* wake_slot: release store + FUTEX_WAKE */
         spawn_lock = 0                                        /* pthread_mutex_unlock */
     :: else ->
         if
-        :: h >= NSLOTS -> spawn_lock = 0                      /* capacity (pool.c:396): warn, return */
+        :: h >= NSLOTS -> spawn_lock = 0                      /* capacity: warn, return */
         :: else ->
-            slotstate[h] = SLOT_ACTIVE;                       /* relaxed store (pool.c:409) */
-            unblocked++;                                      /* relaxed fetch_add (pool.c:410) */
-            hwm = h + 1;                                      /* release store (pool.c:414) */
+            slotstate[h] = SLOT_ACTIVE;                       /* relaxed store */
+            unblocked++;                                      /* relaxed fetch_add */
+            hwm = h + 1;                                      /* release store */
             run Worker(h);                                    /* start_thread: pthread_create, never fails here */
             spawn_lock = 0                                    /* pthread_mutex_unlock */
         fi
@@ -541,17 +541,17 @@ inline add_worker() {
     atomic { h = 0; won = 0; sl = 0 }
 }
 
-/* bolts__pool_blocking_begin (pool.c:815): tl_slot is set (a worker) and the wait is the
+/* bolts__pool_blocking_begin: tl_slot is set (a worker) and the wait is the
  * outermost (tl_block_depth 0 -> 1; the model's jobs wait once, not nested). */
 inline blocking_begin() {
     blocked++;                                                /* bookkeeping */
 #if MUTANT == 9
     left = unblocked;                                         /* broken: the count is not decremented */
 #else
-    atomic { left = unblocked - 1; unblocked-- }              /* relaxed fetch_sub (pool.c:820) */
+    atomic { left = unblocked - 1; unblocked-- }              /* relaxed fetch_sub */
 #endif
     if
-    :: left < N -> add_worker()                               /* pool.c:821 */
+    :: left < N -> add_worker()                               /* bolts__pool_blocking_begin */
 #if MUTANT != 11
     :: else ->                                                /* the F4 fix: a seq_cst fence, then any_work + notify */
         work = ANY_WORK;
@@ -566,31 +566,31 @@ inline blocking_begin() {
     left = 0
 }
 
-/* bolts__pool_blocking_end (pool.c:824). */
+/* bolts__pool_blocking_end. */
 inline blocking_end() {
 #if MUTANT != 10
-    unblocked++;                                              /* relaxed fetch_add (pool.c:828) */
+    unblocked++;                                              /* relaxed fetch_add */
 #endif
     blocked--                                                 /* (mutant 10: the count is not given back) */
 }
 
-/* bolts_task_wait (task.c:222) by job `job`, on the task that job wj completes: the task
- * push of the waiter (task.c:242) is the one step that decides whether the task is still
+/* bolts_task_wait by job `job`, on the task that job wj completes: the task
+ * push of the waiter is the one step that decides whether the task is still
  * pending; if it is, the blocking hooks surround the futex wait for the waiter's `woken`
- * (task.c:250-267), which is "block until job wj has run" here. The drain and the spin
+ *, which is "block until job wj has run" here. The drain and the spin
  * before the push only delay it. */
 inline task_wait() {
     if
     :: ran[wj] != 0 -> skip                                   /* settled: no sleep, no hooks */
     :: else ->
         blocking_begin();
-        ran[wj] != 0;                                         /* acquire load of w->woken, futex wait (task.c:252-265) */
+        ran[wj] != 0;                                         /* acquire load of w->woken, futex wait */
         blocking_end()
     fi;
     atomic { waits++; wj = 0 }
 }
 
-/* try_retire (pool.c:430): only a slot past the target retires; the relaxed load and the
+/* try_retire: only a slot past the target retires; the relaxed load and the
  * CAS loop on `unblocked`. Every write to `unblocked` is an RMW, so the CAS reads the
  * latest value and a stale load only makes the thread give up (as if it had loaded before
  * the last increment) or fail its CAS and re-read: sequential consistency loses nothing.
@@ -600,11 +600,11 @@ inline try_retire() {
     if
     :: self < N -> skip
     :: else ->
-        u = unblocked;                                        /* relaxed load (pool.c:434) */
+        u = unblocked;                                        /* relaxed load */
         do
-        :: u <= N -> break                                    /* pool.c:435 */
+        :: u <= N -> break                                    /* try_retire */
         :: else ->
-            atomic {                                          /* weak CAS u -> u - 1, relaxed (pool.c:436) */
+            atomic {                                          /* weak CAS u -> u - 1, relaxed */
                 if
                 :: unblocked == u -> unblocked = u - 1; retired = 1
                 :: else -> u = unblocked
@@ -618,9 +618,9 @@ inline try_retire() {
         u = 0;
         if
         :: retired ->
-            wake[self] = 0;                                   /* relaxed store (pool.c:441) */
-            slotstate[self] = SLOT_SPARE                      /* seq_cst store (pool.c:443), then a fence; */
-                                                              /* the CLOSING test (pool.c:446) is for shutdown */
+            wake[self] = 0;                                   /* relaxed store */
+            slotstate[self] = SLOT_SPARE                      /* seq_cst store, then a fence; */
+                                                              /* the CLOSING test is for shutdown */
         :: else -> skip
         fi
     fi
@@ -644,15 +644,15 @@ proctype Submitter(byte p) {
     :: j > NJOBS -> break
     :: else ->
 #if SHUTDOWN
-        /* bolts_pool_try_submit (pool.c:697): the early refusal, a relaxed load. Not a
-         * worker, so CLOSING refuses too; bolts_pool_submit (pool.c:729) then runs the
+        /* bolts_pool_try_submit: the early refusal, a relaxed load. Not a
+         * worker, so CLOSING refuses too; bolts_pool_submit then runs the
          * job here (run_here). */
         if
         :: state != OPEN -> atomic { RUN(j); rejected++ }
         :: else ->
 #endif
 #if BLOCKING
-        q = 0;                                                /* outside_slot (pool.c:642): cpu % N = 0 */
+        q = 0;                                                /* outside_slot: cpu % N = 0 */
 #else
         if                                                    /* outside_slot: any CPU */
         :: q = 0
@@ -678,7 +678,7 @@ proctype Submitter(byte p) {
         atomic { pnode[p] = old; pq[p] = q; pjob[p] = j }
         nonempty = (old != HEADNODE);
 #if SHUTDOWN && MUTANT != 4
-        /* The re-read of the state (pool.c:720), relaxed, ordered after the exchange by
+        /* The re-read of the state, relaxed, ordered after the exchange by
          * its full barrier; CLOSED: sweep every queue (our job may have landed after the
          * last worker's final scan). Mutant 4 leaves it out (notifies as if OPEN). */
         if
@@ -687,7 +687,7 @@ proctype Submitter(byte p) {
 #endif
 #if MUTANT != 1
         if
-        :: !nonempty -> notify(p)                             /* pool.c:702 */
+        :: !nonempty -> notify(p)                             /* bolts_pool_try_submit */
         :: else -> skip
         fi;
 #endif
@@ -767,10 +767,10 @@ end:
        :: job == FOUND_BUSY -> atomic { job = 0; n = 0 }      /* sched_yield, retry */
        :: else ->
 #if SHUTDOWN
-            /* worker_main (pool.c:525): acquire load of the state; CLOSED: a seq_cst
+            /* worker_main: acquire load of the state; CLOSED: a seq_cst
              * fence, then the final scan (find_work): nothing left exits the loop, a job
              * runs, BUSY or HELD go round again. MUTANT=7 exits without the scan.
-             * try_retire (pool.c:532) returns false at once: no spares here. */
+             * try_retire returns false at once: no spares here. */
             if
             :: state == CLOSED ->
 #if MUTANT == 7
@@ -786,9 +786,9 @@ end:
             :: else ->
 #endif
 #if BLOCKING
-            /* worker_main (pool.c:535): try_retire before parking. A retired thread gives
+            /* worker_main: try_retire before parking. A retired thread gives
              * back its searching count (seq_cst, then a fence) and re-checks the queues
-             * (I5), then waits as a spare (spare_wait, pool.c:456) until add_worker
+             * (I5), then waits as a spare (spare_wait) until add_worker
              * activates it (wake_all, its other waker, is shutdown's). */
             try_retire();
             if
@@ -798,19 +798,19 @@ end:
                 if
                 :: searching_me ->
                     searching_me = 0;
-                    searching--;                              /* seq_cst fetch_sub (pool.c:540), fence */
-                    work = ANY_WORK;                          /* any_work (pool.c:542) */
+                    searching--;                              /* seq_cst fetch_sub, fence */
+                    work = ANY_WORK;                          /* any_work */
                     if
                     :: work -> work = 0; notify(255)
                     :: else -> skip
                     fi
                 :: else -> skip
                 fi;
-end_spare:      wake[self] == 1;                              /* wait_for_wake (pool.c:458) */
+end_spare:      wake[self] == 1;                              /* wait_for_wake */
                 if
-                :: slotstate[self] == SLOT_ACTIVE -> skip     /* acquire load (pool.c:460): activated */
+                :: slotstate[self] == SLOT_ACTIVE -> skip     /* acquire load: activated */
                 :: else ->
-                    atomic {                                  /* CAS SPARE -> FREE, acq_rel (pool.c:463) */
+                    atomic {                                  /* CAS SPARE -> FREE, acq_rel */
                         if
                         :: slotstate[self] == SLOT_SPARE -> slotstate[self] = SLOT_FREE; won = 1
                         :: else -> skip
@@ -823,7 +823,7 @@ end_spare:      wake[self] == 1;                              /* wait_for_wake (
                 fi
             :: else ->
 #endif
-            /* park (pool.c:314) */
+            /* park */
             wake[self] = 0;
 #if MUTANT == 2
             work = ANY_WORK;                                   /* broken: checks first */
@@ -839,7 +839,7 @@ end_spare:      wake[self] == 1;                              /* wait_for_wake (
             :: else -> skip
             fi;
 #if SHUTDOWN
-            /* after the seq_cst fence: the state (relaxed, pool.c:336), then, unless
+            /* after the seq_cst fence: the state (relaxed), then, unless
              * CLOSED, any_work */
             st = state;
             atomic {
@@ -892,7 +892,7 @@ end_claimed:        wake[self] == 1; searching_me = 1         /* a claimer beat 
        fi
     od;
 #if SHUTDOWN
-    /* worker_main after the loop (pool.c:546): give back the searching count, exit */
+    /* worker_main after the loop: give back the searching count, exit */
     if
     :: searching_me -> searching_me = 0; searching--          /* relaxed fetch_sub */
     :: else -> skip
@@ -905,7 +905,7 @@ init {
     byte i;
     atomic {
 #if BLOCKING
-        slotstate[0] = SLOT_ACTIVE;                           /* bolts_pool_create (pool.c:613) */
+        slotstate[0] = SLOT_ACTIVE;                           /* bolts_pool_create */
         run Worker(0);                                        /* slot 1 is started by add_worker */
 #else
         for (i : 0 .. NW - 1) { run Worker(i) }

@@ -39,7 +39,7 @@
  *     record and belongs to the pool's own model.
  *   - A thread's trampoline depth is 0 except the Waiter's, which may start at
  *     BOLTS_INLINE_DEPTH (DEEP=1): bolts_task_wait called from a continuation nested 20
- *     dispatches deep. Then bolts_dispatch (job.c:187-201) would queue a job instead of
+ *     dispatches deep. Then bolts_dispatch would queue a job instead of
  *     running it, and the queue runs when the thread unwinds to its outermost frame.
  *   - The initial state check, the drain and the 200-iteration spin of bolts_task_wait are
  *     one acquire load of the state: a run of failed loads followed by one more load is
@@ -54,7 +54,7 @@
  *     word with the failure order. Off in liveness runs (a CAS that fails forever is not a
  *     behaviour of the hardware and would hide real cycles).
  *   - A job record that has been dispatched belongs to its owner again: an owned record
- *     (bolts_job_create) is freed by job_invoke (job.c:144-149), an embedded one (a task's
+ *     (bolts_job_create) is freed by job_invoke, an embedded one (a task's
  *     own_job) may be re-armed for another wait. Either way its `next` is garbage (POISON)
  *     afterwards, and any later read of it is an assertion failure.
  */
@@ -81,7 +81,7 @@
 #define MUTANT 0        /* >0: a deliberately broken variant (run.sh's self-test; see README) */
 #endif
 
-/* ---- the state word (bolts_task.h encoding; task.c:18-23) ---- */
+/* ---- the state word (bolts_task.h encoding) ---- */
 #define CLAIMED 1       /* STATE_CLAIMED */
 #define DONE    2       /* STATE_DONE: settled (the whole word, head NULL) */
 #define DISPATCHING 3   /* STATE_DISPATCHING = DONE|CLAIMED, with a (maybe empty) stack */
@@ -113,7 +113,7 @@ bit  jowned[MAXJ];           /* job->flags & BOLTS_JOB_OWNED */
 bit  jdrop[MAXJ];            /* job->drop != NULL */
 bit  jfreed[MAXJ];           /* the record's block was freed */
 
-/* waiter_t (task.c:199-203) */
+/* waiter_t */
 bit  woken = 0;              /* w->woken */
 bit  wsync = 0;              /* the thread that stored woken had synchronized with publish
                                 (what the release store of woken carries to its acquirer) */
@@ -140,7 +140,7 @@ bit  badorder = 0;           /* for LTL: some order check failed */
 
 /* ---- job.c: job_invoke + the job's function ---------------------------------------- */
 
-/* waiter_unref (task.c:208-212): fetch_sub acq_rel; the side that saw 1 frees the block. */
+/* waiter_unref: fetch_sub acq_rel; the side that saw 1 frees the block. */
 inline waiter_unref() {
     atomic {
         assert(!wfreed && wrefs > 0);
@@ -180,13 +180,13 @@ inline continuation_body(j) {
     k = 0
 }
 
-/* job_invoke (job.c:144-149): read fn/context, free an owned record, call fn. After that
+/* job_invoke: read fn/context, free an owned record, call fn. After that
  * the record's link belongs to its owner (freed, or re-armed for another wait): POISON.
  * The plain reads of the record are merged with the first step of the job's function: the
  * record is this thread's alone at that point (a conflicting access by anyone else is
  * itself caught by the jfreed/POISON assertions at its next access). The functions:
  *   FN_CONT  the continuation body (one step: it touches no atomic of the task)
- *   FN_FIRE  waiter_fire (task.c:214-221): release store of woken, FUTEX_WAKE, unref */
+ *   FN_FIRE  waiter_fire: release store of woken, FUTEX_WAKE, unref */
 inline job_invoke(j) {
     atomic {
         assert(!jfreed[j] && jnext[j] != POISON);
@@ -212,7 +212,7 @@ inline job_invoke(j) {
     fi
 }
 
-/* bolts_dispatch (job.c:187-201) with job->pool == NULL. `deep`: this thread's depth is
+/* bolts_dispatch with job->pool == NULL. `deep`: this thread's depth is
  * >= BOLTS_INLINE_DEPTH, so the job is appended to its trampoline queue. */
 inline dispatch(j, deep) {
     if
@@ -272,7 +272,7 @@ inline task_add(j, deep) {
 
 /* ---- task.c: bolts_task_claim (101-113), bolts_task_publish (134-159) --------------- */
 
-/* dispatch_stack (task.c:116-132): reverse the batch, then dispatch it oldest first,
+/* dispatch_stack: reverse the batch, then dispatch it oldest first,
  * reading each link before dispatching its job. */
 inline dispatch_stack(taken) {
     list = HEAD(taken);
@@ -390,19 +390,19 @@ proctype Adder(byte a) {
 }
 
 #if WAITER
-/* bolts_task_wait (task.c:232-280). */
+/* bolts_task_wait. */
 proctype Waiter() {
     byte s, fn, k;
     bit ok, lastref, deep, done, wk, synced;
 #if DEEP
     if :: deep = 0 :: deep = 1 fi;
 #endif
-    /* bolts_task_state (task.c:233), the drain (235-237: nothing is deferred on this
+    /* bolts_task_state, the drain (235-237: nothing is deferred on this
      * thread yet) and the spin (242-245): acquire loads of the state that return true if
      * complete. A run of such loads behaves like its last one: one load, anywhere here. */
     atomic { s = st; if :: COMPLETE(s) -> synced = 1 :: else -> skip fi }
     if :: COMPLETE(s) -> waiter_true = 1; goto out :: else -> skip fi;
-    /* allocate and initialize w (task.c:247-251) */
+    /* allocate and initialize w */
     atomic { walloc = 1; woken = 0; wrefs = 2 }
     jfn[WJ] = FN_FIRE; jowned[WJ] = 0; jdrop[WJ] = 1;
 #if MUTANT == 7
@@ -412,7 +412,7 @@ proctype Waiter() {
     task_push(WJ);
     if
     :: !ok ->
-        /* settled meanwhile: free w and return true (task.c:252-258) */
+        /* settled meanwhile: free w and return true */
         atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 };
         waiter_true = 1;
         goto out
@@ -433,7 +433,7 @@ proctype Waiter() {
         :: else -> skip
         fi;
 #if WAITER == 2
-        /* deadline check (task.c:265-270): the deadline may have passed */
+        /* deadline check: the deadline may have passed */
         if
         :: done = 0; break
         :: skip
@@ -448,7 +448,7 @@ proctype Waiter() {
 #endif
         fi
     od;
-    /* bolts__pool_blocking_end, then waiter_unref (task.c:277-278) */
+    /* bolts__pool_blocking_end, then waiter_unref */
 #if MUTANT == 3
     /* mutant 3: the sleeper frees w without dropping a reference */
     atomic { assert(!wfreed); wfreed = 1; jfreed[WJ] = 1 };
@@ -476,7 +476,7 @@ out:
 }
 #endif
 
-/* bolts_task_destroy (task.c:63-81), called by the owner when nothing races it. */
+/* bolts_task_destroy, called by the owner when nothing races it. */
 inline task_destroy() {
     s = st;                                   /* relaxed: nothing races destroy */
     if

@@ -33,7 +33,7 @@
  * futex: FUTEX_WAIT compares and sleeps in one step; FUTEX_WAKE clears the sleepers. No
  * spurious wake-ups, so that a lost wake-up leaves a process blocked forever (an invalid
  * end state in safety runs, a violation of the `nohang` LTL property in liveness runs).
- * spin_until_changed (token.c:126-133) returns "changed" only if the word differs from what
+ * spin_until_changed returns "changed" only if the word differs from what
  * the caller saw, and may always give up.
  *
  * Processes:
@@ -79,13 +79,13 @@
 #define MUTANT 0        /* >0: a deliberately broken variant (run.sh's self-test; see README) */
 #endif
 
-/* token state bits (token.c:25-30) */
+/* token state bits */
 #define T_C 1   /* CANCELLED */
 #define T_N 2   /* NOTIFIED */
 #define T_D 4   /* DISPOSED */
 #define T_W 8   /* WAITERS */
 
-/* registration states (token.c:38-44) */
+/* registration states */
 #define ARMED 0
 #define RUNNING 1
 #define WAITED 2
@@ -152,11 +152,11 @@ inline unlock() {
     atomic { assert(lockholder == _pid); lockholder = NONE }
 }
 
-/* rcu_read_enter / rcu_read_exit (token.c:227-235) */
+/* rcu_read_enter / rcu_read_exit */
 inline rcu_enter_body() { inrcu[_pid] = 1; rgen[_pid] = (rgen[_pid] + 1) % 4 }
 inline rcu_exit()  { atomic { inrcu[_pid] = 0 } }
 
-/* reg_unref (token.c:251-257): fetch_sub acq_rel; the last reference frees the node. */
+/* reg_unref: fetch_sub acq_rel; the last reference frees the node. */
 inline reg_unref(r) {
     atomic {
         assert(ralloc[r] && !rfreed[r] && rrefs[r] > 0);
@@ -178,7 +178,7 @@ inline release_context(r, fromnode) {
     }
 }
 
-/* futex_wake_all_u32 on a registration's state word (token.c:121-123) */
+/* futex_wake_all_u32 on a registration's state word */
 inline wake_reg(r) { atomic { rsleep[r] = 0 } }
 
 /* ---- handlers ------------------------------------------------------------------------ */
@@ -209,7 +209,7 @@ inline handler_body(r, fromnode) {
     if
     :: r == 1 && canceller == _pid ->
         /* (only when run by the walk) bolts_token_register on the cancelled token: the fast path's acquire load sees
-         * CANCELLED, so run and release now (token.c:518-556) */
+         * CANCELLED, so run and release now */
         atomic { assert(!tfreed); hs = tstate };
         assert(hs & T_C);
         nextra++;
@@ -228,7 +228,7 @@ inline handler_body(r, fromnode) {
 
 /* ---- reclamation -------------------------------------------------------------------- */
 
-/* token_unref_unlinked (token.c:301-316). `chain` is linked through rdefer. */
+/* token_unref_unlinked. `chain` is linked through rdefer. */
 inline unref_unlinked(chain, after) {
     if
     :: chain == 0 -> skip
@@ -271,12 +271,12 @@ inline unref_unlinked(chain, after) {
     fi
 }
 
-/* walk_may_be_reading (token.c:290-296): acquire load, under the lock */
+/* walk_may_be_reading: acquire load, under the lock */
 inline walk_may_be_reading(res) {
     atomic { assert(!tfreed && lockholder == _pid); res = ((tstate & T_C) && !(tstate & T_N)) && (MUTANT != 1) }
 }
 
-/* ---- bolts_token_registration_dispose (token.c:558-594) ----------------------------- */
+/* ---- bolts_token_registration_dispose ----------------------------- */
 
 inline reg_dispose(r, result) {
     /* CAS ARMED -> DISPOSED, acquire/acquire */
@@ -358,7 +358,7 @@ inline reg_dispose(r, result) {
     dself = 0
 }
 
-/* ---- bolts_token_release (token.c:365-372) and token_destroy (339-363) -------------- */
+/* ---- bolts_token_release and token_destroy (339-363) -------------- */
 
 inline token_release() {
     atomic {
@@ -397,7 +397,7 @@ inline token_release() {
     fi
 }
 
-/* ---- bolts_token_cancel (token.c:450-482), token_run_handlers (376-429),
+/* ---- bolts_token_cancel, token_run_handlers (376-429),
  *      token_wait_notified (431-448) -------------------------------------------------- */
 
 inline cancel(result) {
@@ -552,7 +552,7 @@ cdone:
     }
 }
 
-/* ---- bolts_token_dispose (token.c:484-514) ------------------------------------------ */
+/* ---- bolts_token_dispose ------------------------------------------ */
 
 inline token_dispose() {
     /* lock; fetch_or DISPOSED (release); walk_may_be_reading (acquire); first node */
@@ -607,7 +607,7 @@ proctype Registrant(byte r) {
     LOCALS;
     byte s;
     bit startc, added;
-    /* bolts_token_register (token.c:518-556): acquire load; if neither bit is set,
+    /* bolts_token_register: acquire load; if neither bit is set,
      * allocate and initialize the node (private until published) */
     atomic {
         assert(!tfreed);
@@ -675,7 +675,7 @@ proctype Registrant(byte r) {
         :: else -> skip
         fi;
 #endif
-        /* bolts_token_registration_release (token.c:596-600) */
+        /* bolts_token_registration_release */
         atomic { assert(!rfreed[r]) };                /* t = r->token */
         reg_unref(r);
         token_release()
@@ -696,7 +696,7 @@ proctype Disposer() {
     token_release()
 }
 
-/* liburcu's call_rcu thread: reclaim_batch (token.c:260-275) after a grace period */
+/* liburcu's call_rcu thread: reclaim_batch after a grace period */
 proctype CallRCU() {
     LOCALS;
     callrcu_pid = _pid;

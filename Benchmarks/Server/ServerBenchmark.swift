@@ -100,7 +100,9 @@ struct ServerBenchmark {
         return ServerPeer.allCases.filter { $0 == .dispatchGroup || named.contains($0) }
     }
 
-    func run(progress: Progress) -> Outcome {
+    /// Runs every configuration; `watchdog` is told before each wrk run (a run lasts
+    /// `settings.seconds`, the whole scenario many minutes).
+    func run(progress: Progress, watchdog: Watchdog) -> Outcome {
         guard let wrk = WrkLoadGenerator.find() else {
             let reason = WrkLoadGenerator.Failure.notFound.description
             writeError("warning: \(reason)\n")
@@ -137,6 +139,7 @@ struct ServerBenchmark {
         // Warm-up: one short run of every peer, so no measured run pays for threads
         // starting or caches filling.
         for peer in peers {
+            watchdog.beat("server scenario: warm-up of \(peer.shortTitle)")
             _ = try? loadGenerator.run(url: url(peer, configurations[0]), seconds: 1)
         }
 
@@ -152,6 +155,7 @@ struct ServerBenchmark {
                     done += 1
                     let label = "\(peer.shortTitle), \(configuration.title), round \(round + 1)"
                     progress.update("server run \(done)/\(total): \(label)")
+                    watchdog.beat("server scenario: \(label)")
                     let allocationsBefore = bench_allocation_count()
                     let before = processCPUMicroseconds()
                     let (answeredBefore, failedBefore) = server.counts

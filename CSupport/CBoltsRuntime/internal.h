@@ -3,16 +3,11 @@
 /* Private declarations shared by the runtime's .c files; not part of the module. */
 #include "include/CBoltsRuntime.h"
 
-/* ThreadSanitizer support, shared by every .c file: BOLTS_TSAN is set in TSan builds, and
- * the annotations tell TSan about orderings that uninstrumented liburcu provides. */
-#if defined(__SANITIZE_THREAD__)
-#define BOLTS_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BOLTS_TSAN 1
-#endif
-#endif
+/* Platform primitives (futex, clock, spin hint, sanitizer detection, OOM abort). */
+#include "platform.h"
 
+/* ThreadSanitizer annotations, shared by every .c file: they tell TSan about orderings
+ * that uninstrumented liburcu provides. */
 #ifdef BOLTS_TSAN
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
@@ -24,15 +19,6 @@ void __tsan_release(void *addr);
 #define BOLTS_TSAN_RELEASE(p) ((void)0)
 #define BOLTS_TSAN_ACQUIRE(p) ((void)0)
 #endif
-
-/* A hint to the CPU that this thread is spinning. */
-static inline void bolts__cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* The pool's hooks around a blocking wait: a worker about to block lets the pool start
  * a compensating worker (or run other work), so a pool whose every worker waits on a

@@ -629,7 +629,7 @@ static void pool_unref(bolts_pool_t *pool) {
 
 bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
     if (thread_count == 0) thread_count = bolts_cpu_count();
-    if (thread_count > 1024) {
+    if (thread_count > BOLTS_POOL_MAX_THREADS) {
         errno = EINVAL;
         return NULL;
     }

@@ -37,12 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BOLTS_POOL_NO_BLOCK_CACHE 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#ifdef BOLTS_SANITIZED
 #define BOLTS_POOL_NO_BLOCK_CACHE 1
 #endif
 
@@ -76,12 +71,7 @@ _Static_assert(BOLTS_BLOCK_SIZE >= BOLTS_POOL_BLOCK_SIZE, "the task class holds 
  * a worker that takes a job from another CPU then pays one line transfer, not two
  * (malloc's 16-byte alignment would split three blocks out of four). */
 static void *block_malloc(int class) {
-    void *p = aligned_alloc(class_size[class], class_size[class]);
-    if (p == NULL) {
-        fputs("bolts: out of memory for a runtime block\n", stderr);
-        abort();
-    }
-    return p;
+    return bolts__alloc_or_abort(class_size[class], class_size[class], "a runtime block");
 }
 
 #ifndef BOLTS_POOL_NO_BLOCK_CACHE

@@ -7,14 +7,10 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <linux/futex.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #define STATE_CLAIMED ((uintptr_t)1)
 #define STATE_DONE ((uintptr_t)2)
@@ -206,18 +202,16 @@ static void waiter_fire(void *context) {
     /* Release: pairs with the sleeper's acquire load of `woken`; the sleeper then also
      * sees DONE through its own acquire of the state word. */
     atomic_store_explicit(&w->woken, 1, memory_order_release);
-    syscall(SYS_futex, &w->woken, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    bolts__futex_wake(&w->woken, 1);
     waiter_unref(w);
 }
 
 /* The task was destroyed while still pending: only the sleeper's reference remains. */
 static void waiter_drop(void *context) { waiter_unref(context); }
 
-static int64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+/* Pause hints a waiter spins through before it sleeps (a microsecond or two): enough
+ * for a completion already being published, far less than a futex round trip. */
+#define TASK_WAIT_SPIN_ITERATIONS 200
 
 bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     if (bolts_task_state(task) != BOLTS_PENDING) return true;
@@ -225,11 +219,11 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     while (bolts_trampoline_drain() > 0) {
         if (bolts_task_state(task) != BOLTS_PENDING) return true;
     }
-    int64_t deadline = timeout_ns < 0 ? -1 : now_ns() + timeout_ns;
+    int64_t deadline = timeout_ns < 0 ? -1 : bolts__now_ns() + timeout_ns;
 
     /* Spin briefly: a completion that is already under way is far cheaper to wait
      * for than a futex round trip (~55 µs on the project's VMs). */
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < TASK_WAIT_SPIN_ITERATIONS; i++) {
         if (bolts_task_state(task) != BOLTS_PENDING) return true;
         bolts__cpu_relax();
     }
@@ -251,18 +245,15 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     bool done = true;
     /* Acquire: pairs with waiter_fire's release store. */
     while (atomic_load_explicit(&w->woken, memory_order_acquire) == 0) {
-        struct timespec ts, *tsp = NULL;
+        int64_t left = -1;
         if (deadline >= 0) {
-            int64_t left = deadline - now_ns();
+            left = deadline - bolts__now_ns();
             if (left <= 0) {
                 done = false;
                 break;
             }
-            ts.tv_sec = left / 1000000000;
-            ts.tv_nsec = left % 1000000000;
-            tsp = &ts;
         }
-        syscall(SYS_futex, &w->woken, FUTEX_WAIT_PRIVATE, 0, tsp, NULL, 0);
+        bolts__futex_wait(&w->woken, 0, left);
     }
     bolts__pool_blocking_end();
     waiter_unref(w);

@@ -7,13 +7,10 @@
 #include "internal.h"
 
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 /* _LGPL_SOURCE stays unset on purpose: liburcu is LGPL and linked dynamically, so
  * read_lock/unlock and call_rcu are ordinary calls into the shared library. */
@@ -110,36 +107,31 @@ static _Atomic int64_t deferred_batches;
 static _Thread_local char thread_tag;
 static inline const void *self_id(void) { return &thread_tag; }
 
-/* ---- Futex ------------------------------------------------------------------------- */
+/* ---- Futex and allocation (platform.h) --------------------------------------------- */
 
 static void futex_wait_u32(_Atomic uint32_t *word, uint32_t expected) {
-    /* Returns at once (EAGAIN) if *word != expected; spurious wake-ups are handled by
-     * every caller's loop. */
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+    /* Returns at once if *word != expected; spurious wake-ups are handled by every
+     * caller's loop. */
+    bolts__futex_wait(word, expected, -1);
 }
 
-static void futex_wake_all_u32(_Atomic uint32_t *word) {
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-}
+static void futex_wake_all_u32(_Atomic uint32_t *word) { bolts__futex_wake(word, INT_MAX); }
 
-/* Spins briefly: a handler usually returns in far less time than a futex round trip. */
+/* Spins briefly: a handler usually returns in far less time than a futex round trip.
+ * TOKEN_SPIN_ITERATIONS pause hints (a few microseconds): a handler in flight is waited
+ * for a little longer than task.c's TASK_WAIT_SPIN_ITERATIONS completion, because a
+ * handler is user code that is already running, not a completion about to be published. */
+#define TOKEN_SPIN_ITERATIONS 256
 static bool spin_until_changed(_Atomic uint32_t *word, uint32_t from) {
-    for (int i = 0; i < 256; i++) {
+    for (int i = 0; i < TOKEN_SPIN_ITERATIONS; i++) {
         /* Relaxed: only a hint; the caller re-reads with acquire before trusting it. */
         if (atomic_load_explicit(word, memory_order_relaxed) != from) return true;
-        __builtin_ia32_pause();
+        bolts__cpu_relax();
     }
     return false;
 }
 
-static void *checked_malloc(size_t size) {
-    void *p = malloc(size);
-    if (p == NULL) {
-        fputs("bolts: out of memory allocating a cancellation token\n", stderr);
-        abort();
-    }
-    return p;
-}
+static void *checked_malloc(size_t size) { return bolts__alloc_or_abort(0, size, "a cancellation token"); }
 
 /* ---- RCU: lazy thread registration, read-side sections, sanitizer annotations ---- */
 

@@ -182,7 +182,7 @@ internal final class _Countdown: Sendable {
                 countdown.release()
             },
             Unmanaged.passUnretained(self).toOpaque()
-        )!
+        )
         job.pointee.drop = { context in
             let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped)
             let this = countdown.takeUnretainedValue()

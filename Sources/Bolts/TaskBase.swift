@@ -118,7 +118,7 @@ internal func _whenComplete(
             Unmanaged<_CallbackBox>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().body()
         },
         box
-    )!
+    )
     job.pointee.pool = pool
     job.pointee.drop = { context in Unmanaged<_CallbackBox>.fromOpaque(context.unsafelyUnwrapped).release() }
     bolts_task_add(task._core, job)

@@ -64,7 +64,11 @@ public final class ThreadPool: @unchecked Sendable {
     }
 
     private init(threadCount: Int, name: String, isShared: Bool) {
-        precondition(threadCount >= 1 && threadCount <= 1024, "ThreadPool needs 1...1024 threads, not \(threadCount)")
+        let maximum = Int(BOLTS_POOL_MAX_THREADS)
+        precondition(
+            threadCount >= 1 && threadCount <= maximum,
+            "ThreadPool needs 1...\(maximum) threads, not \(threadCount)"
+        )
         guard let pool = bolts_pool_create(UInt32(threadCount), name) else {
             fatalError("ThreadPool could not start \(threadCount) threads")
         }

@@ -27,7 +27,7 @@ import Testing
         let context = UnsafeMutablePointer<Context>.allocate(capacity: 1)
         context.initialize(to: Context(probe: probe, id: id))
         keep.append(context)
-        return bolts_job_create(Self.record, context)!
+        return bolts_job_create(Self.record, context)
     }
 
     func free(_ contexts: [UnsafeMutablePointer<Context>]) {
@@ -128,7 +128,7 @@ import Testing
         nest.ran += 1
         nest.maxDepth = max(nest.maxDepth, bolts_trampoline_depth())
         nest.remaining -= 1
-        if nest.remaining > 0 { bolts_dispatch(bolts_job_create(CoreTransitionTests.nestStep, raw)!) }
+        if nest.remaining > 0 { bolts_dispatch(bolts_job_create(CoreTransitionTests.nestStep, raw)) }
     }
 
     @Test func trampolineDefersPastTheInlineDepth() {
@@ -137,7 +137,7 @@ import Testing
         let nest = Nest()
         let raw = Unmanaged.passRetained(nest).toOpaque()
         let before = bolts_trampoline_deferred_count()
-        bolts_dispatch(bolts_job_create(Self.nestStep, raw)!)
+        bolts_dispatch(bolts_job_create(Self.nestStep, raw))
         #expect(nest.ran == 30)
         #expect(nest.maxDepth == BOLTS_INLINE_DEPTH)
         #expect(bolts_trampoline_deferred_count() > before)

@@ -14,7 +14,7 @@ inc="-I$rt/include -I$rt"
 cc=${CC:-clang}
 $cc -std=gnu11 -O2 -g -Wall -Wextra $inc -o "$out/release" $src $libs
 if [ "${1:-}" = bench ]; then
-    echo "== jobs from bolts_job_create (the core's block cache)"; "$out/release" bench
+    echo "== jobs from bolts_job_create (the runtime's block magazines, 64-byte class)"; "$out/release" bench
     echo "== jobs from bolts_pool_job_alloc (the pool's magazine depot)"; "$out/release" benchblocks
     exit 0
 fi

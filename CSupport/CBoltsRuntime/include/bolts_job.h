@@ -49,8 +49,8 @@ typedef struct bolts_job {
 #define BOLTS_JOB_OWNED ((uintptr_t)1)
 
 /** Allocates a job record from the calling thread's cache (or malloc). The runtime
- *  frees it after it runs. Returns NULL only when memory is exhausted. */
-bolts_job_t *_Nullable bolts_job_create(bolts_job_fn _Nonnull fn, void *_Nullable context);
+ *  frees it after it runs. Never NULL: out of memory, the runtime aborts. */
+bolts_job_t *_Nonnull bolts_job_create(bolts_job_fn _Nonnull fn, void *_Nullable context);
 
 /** Frees a record made by `bolts_job_create` that was never dispatched. */
 void bolts_job_destroy(bolts_job_t *_Nonnull job);

@@ -112,12 +112,16 @@ typedef struct bolts_pool_metrics {
 /** Upper bound on compensating threads a pool starts beyond its N workers. */
 #define BOLTS_POOL_MAX_EXTRA_THREADS 256
 
+/** Largest N a pool accepts (`bolts_pool_create` fails with EINVAL above it). */
+#define BOLTS_POOL_MAX_THREADS 1024
+
 /** Number of CPUs this process may run on (its affinity mask), at least 1. */
 uint32_t bolts_cpu_count(void);
 
-/** Starts a pool of `thread_count` workers (0: `bolts_cpu_count()`). `name` (may be
- *  NULL) prefixes the threads' names. Returns NULL with errno set when the threads or
- *  the memory cannot be had. The caller owns one reference (`bolts_pool_release`). */
+/** Starts a pool of `thread_count` workers (0: `bolts_cpu_count()`; at most
+ *  BOLTS_POOL_MAX_THREADS). `name` (may be NULL) prefixes the threads' names. Returns NULL
+ *  with errno set when the count is too large or the threads or the memory cannot be
+ *  had. The caller owns one reference (`bolts_pool_release`). */
 bolts_pool_t *_Nullable bolts_pool_create(uint32_t thread_count, const char *_Nullable name);
 
 /** Submits a job to run on one of the pool's workers (through `bolts_job_run`). Any

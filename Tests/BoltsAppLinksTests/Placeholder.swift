@@ -1,1 +1,0 @@
-// Placeholder so the package loads; replaced by the module's real sources.
