@@ -47,19 +47,9 @@ enum Report {
             text += "time ratio to `DispatchQueue.global()` (below 1 is faster).\n"
             for comparison in handOffs { text += "\n" + handOffTable(comparison) }
         }
-        if !goals.isEmpty {
-            text += "\n## Goals (judged from this run)\n\n"
-            var table = MarkdownTable(headers: ["goal", "measured", "verdict"], alignments: [.left, .left, .left])
-            for goal in goals {
-                let verdict: String
-                switch goal.met {
-                case true?: verdict = "met"
-                case false?: verdict = "**not met**"
-                case nil: verdict = "not judged"
-                }
-                table.rows.append([goal.goal, goal.measured, verdict])
-            }
-            text += table.render()
+        let judged = goals.filter { $0.met != nil }
+        if !judged.isEmpty {
+            text += "\n## Goals (judged from this run)\n\n" + goalsTable(goals)
         }
         let failures = results.flatMap { comparison in
             comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } }
@@ -68,6 +58,21 @@ enum Report {
             text += "\n## Failed scenarios\n\n" + failures.joined(separator: "\n") + "\n"
         }
         return text
+    }
+
+    /// Goals as a Markdown table: goal, what was measured, and the verdict.
+    static func goalsTable(_ goals: [GoalCheck]) -> String {
+        var table = MarkdownTable(headers: ["goal", "measured", "verdict"], alignments: [.left, .left, .left])
+        for goal in goals {
+            let verdict: String
+            switch goal.met {
+            case true?: verdict = "met"
+            case false?: verdict = "**not met**"
+            case nil: verdict = "not judged"
+            }
+            table.rows.append([goal.goal, goal.measured, verdict])
+        }
+        return table.render()
     }
 
     private static func taskOperationTable(_ comparison: ComparisonResult) -> String {

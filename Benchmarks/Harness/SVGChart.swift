@@ -195,9 +195,11 @@ enum SVGChart {
         return millions == millions.rounded() ? String(Int(millions)) : String(format: "%.1f", millions)
     }
 
-    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    /// A coordinate with one decimal.
+    static func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
-    private static func escape(_ text: String) -> String {
+    /// `text` with XML's special characters escaped.
+    static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

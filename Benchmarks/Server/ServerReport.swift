@@ -47,18 +47,7 @@ enum ServerReport {
             text += table.render()
         }
         if !outcome.goals.isEmpty {
-            text += "\n### Server goals (judged from this run)\n\n"
-            var table = MarkdownTable(headers: ["goal", "measured", "verdict"], alignments: [.left, .left, .left])
-            for goal in outcome.goals {
-                let verdict: String
-                switch goal.met {
-                case true?: verdict = "met"
-                case false?: verdict = "**not met**"
-                case nil: verdict = "not judged"
-                }
-                table.rows.append([goal.goal, goal.measured, verdict])
-            }
-            text += table.render()
+            text += "\n### Server goals (judged from this run)\n\n" + Report.goalsTable(outcome.goals)
         }
         return text
     }
@@ -167,10 +156,7 @@ enum ServerReport {
         return "\(Int(microseconds)) µs"
     }
 
-    private static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    private static func f(_ value: Double) -> String { SVGChart.f(value) }
 
-    private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    private static func escape(_ text: String) -> String { SVGChart.escape(text) }
 }

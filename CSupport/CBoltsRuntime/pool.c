@@ -64,15 +64,20 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #endif
 
 /* Fairness (I9): a worker that has taken this many jobs in a row from its own queue
- * looks at the other queues first, and takes from one whose owner has not run a job
- * since the previous such look. Without it, a worker whose own queue a closed cycle
+ * looks at the other queues first, and takes from one whose owner is parked or has run
+ * no job for BOLTS_POOL_STALL_NS. Without it, a worker whose own queue a closed cycle
  * keeps refilling (an event loop that submits a request's jobs, sleeps until they are
  * done, answers, and submits the next request's) never visited the queue of a worker
  * that was parked, blocked or pre-empted: one loop's requests waited there for 60 to
- * 1,000 ms in the server benchmark. With 16, once any worker runs, a stalled queue is
- * served within about two turns, 32 of that worker's jobs. */
+ * 1,000 ms in the server benchmark. With 16, once any worker runs, a queue next to a
+ * parked owner is served within 16 of that worker's jobs, any other within ~1 ms more. */
 #ifndef BOLTS_POOL_FAIR_INTERVAL
 #define BOLTS_POOL_FAIR_INTERVAL 16
+#endif
+/* How long a queue's owner may run no job, with work in its queue and without being
+ * parked, before a fairness turn serves that queue (I9). */
+#ifndef BOLTS_POOL_STALL_NS
+#define BOLTS_POOL_STALL_NS 1000000
 #endif
 
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
@@ -87,7 +92,8 @@ struct bolts_pool_slot {
     /* Consumers' line: the owner, thieves, and sweepers after shutdown. */
     _Alignas(BOLTS_CACHE_LINE) struct __cds_wfcq_head head;
     atomic_uint consumer;
-    _Atomic uint64_t fair_seen; /* `executed` as the last fairness turn saw it (I9) */
+    _Atomic uint64_t fair_seen;   /* `executed` as a fairness turn last saw it change (I9) */
+    _Atomic int64_t fair_seen_at; /* when that turn saw it (bolts__now_ns) */
     /* Owner's line. */
     _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t executed;
     _Atomic uint64_t stolen;
@@ -164,20 +170,26 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
     return (bolts_job_t *)node;
 }
 
-/* On a fairness turn (I9): whether `slot`'s queue holds work that its owner has not
- * been taking: its count of jobs run has not moved since the previous fairness turn (of
- * any worker) looked. An owner that keeps running jobs is left its queue: taking from it
- * would only make two workers contend for one queue (measured: with every turn stealing,
- * the paced hand-off's p99 with 8 producers went from 27-28 us to 30-100 us). Relaxed
- * loads and store: a heuristic whose worst case is one steal more or fewer; racing turns
- * may both look. */
-static bool stalled(struct bolts_pool_slot *slot) {
+/* On a fairness turn (I9): whether `slot`'s queue holds work that its owner is not
+ * taking: the owner is parked (the server stall of finding F5), or its count of jobs run
+ * has not moved for BOLTS_POOL_STALL_NS (blocked outside the pool's knowledge, or
+ * pre-empted for that long). An owner that is merely pre-empted for a moment, or busy, is
+ * left its queue: taking from it made it find its queue empty, park, and need a futex
+ * wake for the next job (measured: the paced hand-off's p99 at 8 producers went from
+ * 27-28 us to 30-125 us when a turn took from any owner whose count had not moved since
+ * the previous turn). Relaxed loads and stores: a heuristic whose worst case is one steal
+ * more or fewer; racing turns may both look. */
+static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now) {
     if (cds_wfcq_empty(&slot->head, &slot->tail)) return false;
+    uint64_t bit = (uint64_t)1 << (slot->index % 64);
+    if (atomic_load_explicit(&pool->parked[slot->index / 64], memory_order_relaxed) & bit) return true;
     uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
-    uint64_t seen = atomic_load_explicit(&slot->fair_seen, memory_order_relaxed);
-    if (executed == seen) return true;
-    atomic_store_explicit(&slot->fair_seen, executed, memory_order_relaxed);
-    return false;
+    if (executed != atomic_load_explicit(&slot->fair_seen, memory_order_relaxed)) {
+        atomic_store_explicit(&slot->fair_seen, executed, memory_order_relaxed);
+        atomic_store_explicit(&slot->fair_seen_at, now, memory_order_relaxed);
+        return false;
+    }
+    return now - atomic_load_explicit(&slot->fair_seen_at, memory_order_relaxed) >= BOLTS_POOL_STALL_NS;
 }
 
 /* Own queue first, then every other slot in [0, hwm), starting after our own; but every
@@ -202,10 +214,11 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
     /* Acquire: pairs with the release in `add_worker`, so a new slot's fields are set. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     uint32_t i = self->index;
+    int64_t now = fair_turn ? bolts__now_ns() : 0;
     for (uint32_t k = 1; k < hwm; k++) {
         if (++i >= hwm) i = 0;
         struct bolts_pool_slot *other = &pool->slots[i];
-        if (fair_turn && !stalled(other)) continue;
+        if (fair_turn && !stalled(pool, other, now)) continue;
         bolts_job_t *job = take(other);
         if (IS_JOB(job)) {
             *stolen = true;
@@ -563,13 +576,16 @@ static void *worker_main(void *arg) {
                     atomic_thread_fence(memory_order_seq_cst); /* as a producer would (I3) */
                     if (any_work(pool)) notify(pool);
                 }
-            } else if (stolen && job->next != NULL) {
-                /* Took a job from another queue that holds more: its owner is parked,
-                 * blocked or busy, and a producer that found that queue non-empty woke
-                 * nobody. Bring a parked worker in unless one is searching (I9). */
-                notify(pool);
+                run_job(self, job, stolen);
+                continue;
             }
+            /* Took a job from another queue that holds more: its owner is parked, blocked
+             * or busy, and a producer that found that queue non-empty woke nobody. Bring a
+             * parked worker in unless one is searching (I9); after the job has run, so the
+             * job's start does not wait for the wake-up's system call. */
+            bool backlog = stolen && job->next != NULL;
             run_job(self, job, stolen);
+            if (backlog) notify(pool);
             continue;
         }
         if (job == FOUND_BUSY) {

@@ -57,6 +57,34 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// `_ContinuationStep._park`), and the callback is a plain C function pointer.
     @inlinable
     internal final func _await<Step: _ContinuationStep>(_ other: _BoltsTaskBase, _ executor: Executor, _ step: Step) {
+        let job = _parkInOwnJob(step, executor: executor)
+        job.pointee.pool = executor._cPool
+        // If `other` is abandoned while pending, drop the retain the job holds.
+        job.pointee.drop = { context in
+            Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).release()
+        }
+        bolts_task_add(other._core, job)
+    }
+
+    /// Runs `step` (with this task) on a worker of the C pool `cPool`, through this task's
+    /// own job record: the pool path of `Task.execute`. No allocation, as for `_await`. The
+    /// step is parked with `.immediate` as its executor: the job already runs on the pool,
+    /// and parking the pool's executor would bounce its reference count between the
+    /// submitting thread and the workers. No `drop`: the pool runs every job exactly once
+    /// (invariant I1).
+    @inlinable
+    internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: Step) {
+        bolts_pool_submit(cPool, _parkInOwnJob(step, executor: .immediate))
+    }
+
+    /// Parks `step` and `executor` in this task's payload and readies the core's own job
+    /// record to run the step: a plain C callback, and a reference to this task that the
+    /// job holds until it runs (a waiting task is kept alive by what it waits on). `pool`
+    /// and `drop` are left clear for the caller.
+    @inlinable
+    internal final func _parkInOwnJob<Step: _ContinuationStep>(_ step: Step, executor: Executor)
+        -> UnsafeMutablePointer<bolts_job_t>
+    {
         assert(_parkedStep == nil, "a task waits on one task at a time")
         Step._park(executor, step, in: self)
         _parkedStep = Step.self
@@ -67,40 +95,11 @@ public class _BoltsTaskBase: @unchecked Sendable {
             base._parkedStep = nil
             parked._runParked(on: base)
         }
-        // Retained until the job runs: a waiting task is kept alive by what it waits on.
-        job.pointee.context = Unmanaged.passRetained(self).toOpaque()
-        job.pointee.pool = executor._cPool
-        job.pointee.flags = 0
-        // If `other` is abandoned while pending, drop the retain taken above.
-        job.pointee.drop = { context in
-            Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).release()
-        }
-        bolts_task_add(other._core, job)
-    }
-
-    /// Runs `step` (with this task) on a worker of the C pool `cPool`, through this task's
-    /// own job record: the pool path of `Task.execute`. No allocation: the step is parked
-    /// in the payload as for `_await` (with `.immediate` as its executor: the job already
-    /// runs on the pool, and parking the pool's executor would bounce its reference count
-    /// between the submitting thread and the workers), and the job record is the core's.
-    @inlinable
-    internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: Step) {
-        assert(_parkedStep == nil, "a task waits on one task at a time")
-        Step._park(.immediate, step, in: self)
-        _parkedStep = Step.self
-        let job = bolts_task_own_job(_core)
-        job.pointee.fn = { context in
-            let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            let parked = base._parkedStep.unsafelyUnwrapped
-            base._parkedStep = nil
-            parked._runParked(on: base)
-        }
-        // Retained until the job runs (the pool runs every job exactly once, invariant I1).
         job.pointee.context = Unmanaged.passRetained(self).toOpaque()
         job.pointee.pool = nil
         job.pointee.flags = 0
         job.pointee.drop = nil
-        bolts_pool_submit(cPool, job)
+        return job
     }
 }
 

@@ -49,10 +49,10 @@
  *      deadlock; it keeps submitters that outnumber the cores from starving the
  *      workers of CPU time.
  *  I9  Fairness: a worker that has taken BOLTS_POOL_FAIR_INTERVAL (16) jobs in a row from
- *      its own queue looks at the other queues first and takes from any whose owner has
- *      run no job since the previous such look, so while any worker runs, no non-empty
- *      queue is left behind for more than about two such turns, whatever state its own
- *      worker is in (parked, blocked outside the pool's knowledge, pre-empted). A worker
+ *      its own queue looks at the other queues first and takes from any whose owner is
+ *      parked, or has run no job for BOLTS_POOL_STALL_NS (1 ms), so while any worker
+ *      runs, no non-empty queue is left behind for longer than that, whatever state its
+ *      own worker is in (parked, blocked outside the pool's knowledge, pre-empted). A worker
  *      that steals a job from a queue holding more wakes a parked worker unless one is
  *      searching: that queue's producers found it non-empty and woke nobody. Both are
  *      liveness measures; I3 alone prevents lost wake-ups.
