@@ -199,6 +199,11 @@ static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t no
  * that queue, and a worker still cannot park while a queue is non-empty: `any_work`);
  * final scans after CLOSED treat it as "try again", or two scanners could each leave a
  * queue to the other. `stolen` is set when the job came from another slot's queue. */
+/* The reason to report when no job was found: BUSY beats HELD beats nothing. */
+static inline bolts_job_t *worse(bolts_job_t *why, bolts_job_t *found) {
+    return found == FOUND_BUSY || (found == FOUND_HELD && why == FOUND_NOTHING) ? found : why;
+}
+
 static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     bolts_job_t *why = FOUND_NOTHING;
     bool fair_turn = self->own_run >= BOLTS_POOL_FAIR_INTERVAL;
@@ -224,12 +229,12 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
             *stolen = true;
             return job;
         }
-        if (job == FOUND_BUSY || (job == FOUND_HELD && why == FOUND_NOTHING)) why = job;
+        why = worse(why, job);
     }
     if (fair_turn) {
         bolts_job_t *job = take(self);
         if (IS_JOB(job)) return job;
-        if (job == FOUND_BUSY || (job == FOUND_HELD && why == FOUND_NOTHING)) why = job;
+        why = worse(why, job);
     }
     return why;
 }
@@ -907,4 +912,3 @@ void bolts__pool_blocking_end(void) {
     /* Relaxed: a count (I6). */
     atomic_fetch_add_explicit(&self->pool->unblocked, 1, memory_order_relaxed);
 }
-

@@ -69,6 +69,10 @@
  *   | park / notify        | each other, submits                 | seq_cst RMW on the mask + seq_cst loads |
  *   |                      |                                     | (I3); `wake` store release / load       |
  *   |                      |                                     | acquire (I4)                            |
+ *   | fairness turn        | the owner's dequeues, other turns   | relaxed loads of the parked mask and    |
+ *   |                      |                                     | the owner's run count, relaxed stores   |
+ *   |                      |                                     | of what it saw: a heuristic (I9); the   |
+ *   |                      |                                     | take itself is a dequeue as above       |
  *   | shutdown             | submits, workers, metrics           | state CAS seq_cst + seq_cst fence (I7)  |
  *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
  *   |                      |                                     | consistent cut                          |
