@@ -146,11 +146,18 @@
  *      only I7's "workers drain; own workers may still submit" (a busy worker's own
  *      submissions would be refused and run in place), which the model does not observe.
  *
- * Not a mutant: dropping I5's re-check by the last searcher to find work. It loses no job
- * (a parked worker is needed only when no worker will look at the queues again, which the
- * parking check covers), only parallelism, which the model does not measure: with the
- * re-check removed, the `pool-two-submitters` configuration still passes (18,395,443
- * states, no error, checked when this model was written).
+ * Ramp-up (I5's second half), with -DRAMP=1: the first job to start never returns (its
+ * worker stops at a valid end state), so the end-of-run check that every job ran asks
+ * that a job queued behind it was taken by the other worker: parallelism, which the
+ * checks above do not observe (a parked worker is needed there only when no worker will
+ * look at the queues again, and the parking check covers that). This is the Swift test
+ * aJobQueuedBehindALongOneIsTakenByAnotherWorker, which failed once in CI: a searcher
+ * whose last check before parking found work took its bit back and stopped counting as
+ * a searcher, so neither it (no longer a searcher when it took the job) nor the
+ * producer (who skipped its wake-up because it counted that searcher) woke the parked
+ * worker, and the job queued behind the first waited for it. Mutants with RAMP=1:
+ *  12  park's cancel path drops the searching count (the code before the fix).
+ *  13  the last searcher to find work does not re-check the queues.
  */
 
 #define NW 2            /* workers (fixed: the scans below are unrolled for two queues) */
@@ -168,6 +175,12 @@
 #endif
 #ifndef SHUTDOWN
 #define SHUTDOWN 0      /* 1: a Shutdowner races the rest (invariant I7); see "Shutdown" above */
+#endif
+#ifndef RAMP
+#define RAMP 0          /* 1: the first job to start runs for ever (I5's ramp-up); see "Ramp-up" */
+#endif
+#if RAMP && (SHUTDOWN || BLOCKING)
+#error "RAMP is a configuration of its own"
 #endif
 #ifndef BLOCKING
 #define BLOCKING 0      /* 1: N = 1, a job blocks in bolts_task_wait (invariant I6); see "Compensation" */
@@ -207,6 +220,9 @@ bit  wake[NSLOTS];
 byte ran[NJOBS + 1];     /* times each job ran */
 byte submitted = 0;      /* jobs whose tail exchange happened */
 byte finished = 0;       /* submitters done */
+#if RAMP
+byte held = 0;           /* jobs that started and run for ever (at most one) */
+#endif
 
 #if SHUTDOWN
 #define OPEN 0           /* POOL_OPEN, POOL_CLOSING, POOL_CLOSED */
@@ -704,6 +720,9 @@ proctype Submitter(byte p) {
 
 proctype Worker(byte self) {
     bit searching_me = 0, work, last;
+#if RAMP
+    bit stuck;
+#endif
     byte job, n, old, node, nxt, why, got, claimed;
 #if SHUTDOWN
     byte st;
@@ -736,7 +755,11 @@ end:
                 searching_me = 0;
                 atomic { old = searching; searching-- }       /* acq_rel fetch_sub */
                 if
+#if MUTANT == 13
+                :: old == 255 ->                              /* broken: no re-check */
+#else
                 :: old == 1 ->                                /* I5: the last searcher re-checks */
+#endif
                     work = ANY_WORK;
                     if
                     :: work -> notify(255)
@@ -761,8 +784,21 @@ end:
             atomic {                                          /* run_job */
                 ran[job]++;
                 assert(ran[job] == 1);
+#if RAMP
+                stuck = (held == 0);
+                held = held + stuck;
+#endif
                 job = 0; n = 0; old = 0; work = 0
             }
+#if RAMP
+            /* The first job to start never returns (nor does the notify that a steal
+             * from a backlog makes after its job: I9, not modelled). */
+            if
+            :: stuck ->
+end_long:       false
+            :: else -> skip
+            fi;
+#endif
 #endif
        :: job == FOUND_BUSY -> atomic { job = 0; n = 0 }      /* sched_yield, retry */
        :: else ->
@@ -878,7 +914,16 @@ end_parked:     wake[self] == 1;                              /* wait_for_wake *
                 atomic { job = 0; n = 0; work = 0 };
 #endif
                 if
-                :: last -> searching_me = 0; last = 0
+                :: last ->
+#if MUTANT == 12
+                    searching_me = 0;                         /* broken: drops the duty of I5 */
+#else
+                    if                                        /* stay a searcher (I5) */
+                    :: searching_me -> searching++            /* relaxed fetch_add */
+                    :: else -> skip
+                    fi;
+#endif
+                    last = 0
                 :: else ->
 end_claimed:        wake[self] == 1; searching_me = 1         /* a claimer beat us */
                 fi

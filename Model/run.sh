@@ -204,6 +204,8 @@ check pool-shutdown           pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS
 check pool-compensation      pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
 check pool-compensation-spin pool.pml pass safety -DBLOCKING=1 -DNSUB=2 -DNJOBS=2 -DSPIN=1
 check pool-compensation-twice pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
+check pool-ramp-up            pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+check pool-ramp-up-spin       pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=1
 if [ "$pool_full" = 1 ]; then
     check pool-two-submitters-spin pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=1
     check pool-shutdown-two-jobs  pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
@@ -267,6 +269,8 @@ if [ "$mutants" = 1 ]; then
     check mutant-pool-9-block-no-decrement    pool.pml fail safety -DMUTANT=9 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-10-end-no-increment pool.pml fail safety -DMUTANT=10 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-11-block-no-notify  pool.pml fail safety -DMUTANT=11 -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
+    check mutant-pool-12-park-drops-searching pool.pml fail safety -DMUTANT=12 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+    check mutant-pool-13-no-ramp-recheck   pool.pml fail safety -DMUTANT=13 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1

@@ -385,7 +385,8 @@ static void maybe_close(bolts_pool_t *pool) {
 }
 
 /* Parks the calling worker (I3, I4). Returns whether it is now counted as searching:
- * true when a claimer woke it, false when it took its own bit back to run work. */
+ * true when a claimer woke it, or when it took its own bit back to run work and had come
+ * in searching (I5); false when it took its bit back and had not. */
 static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searching) {
     uint32_t w = self->index / 64;
     uint64_t bit = (uint64_t)1 << (self->index % 64);
@@ -414,7 +415,16 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
     }
     /* Acq_rel: races a claimer's fetch_and on the same word; exactly one clears the bit. */
     uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
-    if (old & bit) return false;
+    if (old & bit) {
+        if (!searching) return false;
+        /* A producer may have skipped its wake-up because it counted us: stay a searcher,
+         * so that taking a job makes the last-searcher check of I5 (else a job queued
+         * behind the one we take waits for ours to finish while a worker sleeps).
+         * Relaxed: a count, as when a claimer adds a woken worker; until it lands a
+         * notifier may wake one worker too many, never one too few. */
+        atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
+        return true;
+    }
     /* A claimer beat us: it counted us as searching and is about to set `wake` (I4). */
     wait_for_wake(self);
     return true;

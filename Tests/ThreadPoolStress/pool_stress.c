@@ -335,6 +335,48 @@ static void test_starved_queue(int rounds) {
     printf("starved queue (%d rounds): ok, slowest probe %.2f ms\n", rounds, worst / 1e6);
 }
 
+
+/* ---- ramp-up (I5): two jobs queued together, each waiting until the other started ----
+ * They pass only if both workers run them at once: the job queued behind the first must
+ * not wait for it (finding F6 in Model/FINDINGS.md). The main thread's pauses between
+ * rounds vary, so that rounds start with the workers running, spinning or parked. */
+static atomic_int rp_started, rp_passed;
+static void rp_job(void *ctx) {
+    (void)ctx;
+    atomic_fetch_add_explicit(&rp_started, 1, memory_order_acq_rel);
+    int64_t t0 = now();
+    while (atomic_load_explicit(&rp_started, memory_order_acquire) < 2) {
+        if (now() - t0 > 1000000000LL) {
+            /* Abort here, not in the main thread: a debugger then sees the pool's state
+             * with the job still running. */
+            fprintf(stderr, "ramp: a job waited 1 s for the job queued behind it\n");
+            abort();
+        }
+        usleep(50);
+    }
+    atomic_fetch_add_explicit(&rp_passed, 1, memory_order_release);
+}
+static void test_ramp(int rounds) {
+    bolts_pool_t *pool = bolts_pool_create(2, "ramp");
+    for (int round = 0; round < rounds; round++) {
+        atomic_store(&rp_started, 0);
+        atomic_store(&rp_passed, 0);
+        bolts_pool_submit(pool, bolts_job_create(rp_job, NULL));
+        bolts_pool_submit(pool, bolts_job_create(rp_job, NULL));
+        int64_t t0 = now();
+        while (atomic_load_explicit(&rp_passed, memory_order_acquire) < 2) {
+            if (now() - t0 > 3000000000LL) {
+                fprintf(stderr, "ramp round %d: the two jobs did not run at once\n", round);
+                abort();
+            }
+            if (round % 3) usleep(round % 7 * 20); else sched_yield();
+        }
+        if (round % 5 == 0) usleep(round % 11 * 10);
+    }
+    bolts_pool_shutdown(pool, true); bolts_pool_release(pool);
+    printf("ramp-up, %d rounds of two jobs that need each other: ok\n", rounds);
+}
+
 /* ---- serial ordering ---- */
 struct sjob { bolts_job_t job; int producer; long seq; };
 static long last_seq[8]; static atomic_int inside; static atomic_long sdone; static bolts_serial_t *cur_serial;
@@ -410,6 +452,7 @@ int main(int argc, char **argv) {
         test_event_loops(argc > 2 ? atoi(argv[2]) : 5, argc > 3 ? atol(argv[3]) : 3000, 20000000);
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
     test_shutdown_in_flight();
@@ -418,6 +461,7 @@ int main(int argc, char **argv) {
     test_serial();
     test_shutdown_race();
     test_starved_queue(10);
+    test_ramp(20000);
     printf("all ok\n");
     return 0;
 }

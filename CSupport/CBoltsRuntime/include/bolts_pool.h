@@ -29,7 +29,9 @@
  *      consumed by exactly one worker and the searching count stays exact.
  *  I5  While `searching` > 0 some worker will scan every queue again before it parks,
  *      so producers need not wake anyone; the last searcher to find work wakes one more
- *      worker if work remains (parallelism ramps up one worker at a time).
+ *      worker if work remains (parallelism ramps up one worker at a time). A searcher
+ *      whose last check before parking finds work stays a searcher until it takes a job,
+ *      so that duty is not dropped.
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
  *      (a compensating worker), which retires to a spare at its next idle scan if the
