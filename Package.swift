@@ -81,6 +81,17 @@ let package = Package(
             dependencies: ["Bolts", "CBoltsRuntime"],
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "GlobalExecutorChecks",
+            dependencies: ["Bolts"],
+            path: "Tests/GlobalExecutorChecks",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GlobalExecutorTests",
+            dependencies: ["GlobalExecutorChecks"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BoltsAppLinksTests",
             dependencies: ["BoltsAppLinks", "Bolts"],

@@ -117,9 +117,14 @@ public final class ThreadPool: @unchecked Sendable {
     ///
     /// - Parameter wait: Return only once every worker has exited (the default), or at
     ///   once. A pool's own worker cannot wait for the pool: called there with `wait`,
-    ///   this traps.
+    ///   this traps. So does shutting down a pool that is Swift Concurrency's global
+    ///   executor (``unsafeTryInstallAsConcurrencyGlobalExecutor()``).
     public func shutdown(wait: Bool = true) {
         precondition(!isShared, "ThreadPool.shared is never shut down")
+        precondition(
+            !isConcurrencyGlobalExecutor,
+            "ThreadPool '\(name)' is Swift Concurrency's global executor and cannot be shut down"
+        )
         let result = bolts_pool_shutdown(_pool, wait)
         precondition(result == 0, "ThreadPool.shutdown(wait: true) called on one of the pool's own workers")
     }

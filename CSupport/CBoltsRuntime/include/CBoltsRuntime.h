@@ -5,4 +5,5 @@
 #include "bolts_task.h"
 #include "bolts_token.h"
 #include "bolts_pool.h"
+#include "bolts_concurrency.h"
 #endif
