@@ -9,13 +9,13 @@ import Testing
     /// Every pool counter as the label the reporter gives it (default prefix).
     static var counters: [(String, KeyPath<ThreadPool.Metrics, UInt64>)] {
         [
-        ("bolts_pool_jobs_submitted_total", \.submitted),
-        ("bolts_pool_jobs_executed_total", \.executed),
-        ("bolts_pool_jobs_stolen_total", \.stolen),
-        ("bolts_pool_jobs_rejected_total", \.rejected),
-        ("bolts_pool_parks_total", \.parks),
-        ("bolts_pool_backpressure_yields_total", \.backpressureYields),
-        ("bolts_pool_compensations_total", \.compensations),
+            ("bolts_pool_jobs_submitted_total", \.submitted),
+            ("bolts_pool_jobs_executed_total", \.executed),
+            ("bolts_pool_jobs_stolen_total", \.stolen),
+            ("bolts_pool_jobs_rejected_total", \.rejected),
+            ("bolts_pool_parks_total", \.parks),
+            ("bolts_pool_backpressure_yields_total", \.backpressureYields),
+            ("bolts_pool_compensations_total", \.compensations),
         ]
     }
 
@@ -70,7 +70,8 @@ import Testing
         let gate = TaskCompletionSource<Void>()
 
         pool.execute { gate.task.waitUntilCompleted() }
-        #expect(await eventually { pool.metrics.blocked == 1 })
+        // The blocked count rises before the compensating thread is counted: wait for both.
+        #expect(await eventually { pool.metrics.blocked == 1 && pool.metrics.compensations >= 1 })
         reporter.report()
         #expect(try metrics.expectGauge("bolts_pool_blocked_workers", dimensions).lastValue == 1)
         let compensations = try metrics.expectCounter("bolts_pool_compensations_total", dimensions)
@@ -109,7 +110,10 @@ import Testing
         let sampling = _Concurrency.Task { await reporter.run() }
         for _ in 0..<100 { pool.execute {} }
         // Nobody calls report(): the samples come from run().
-        #expect(await eventually { metrics.counterTotal(label: "bolts_pool_jobs_executed_total", dimensions: dimensions) == 100 })
+        #expect(
+            await eventually {
+                metrics.counterTotal(label: "bolts_pool_jobs_executed_total", dimensions: dimensions) == 100
+            })
         let threads = try metrics.expectGauge("bolts_pool_threads", dimensions)
         #expect(await eventually { threads.values.count >= 3 })
         sampling.cancel()

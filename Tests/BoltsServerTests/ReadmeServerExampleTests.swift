@@ -1,5 +1,6 @@
 import Bolts
 import BoltsServer
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -8,7 +9,7 @@ import Testing
 import UnixSignals
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: - The README's "In a server" example, verbatim (keep the two identical)
@@ -82,6 +83,31 @@ func runReadmeServer(port: Int) async throws {
             try await serving
         }
     }
+
+    /// The README shows this file's server and top-level code, character for character.
+    @Test func readmeShowsThisCode() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let source = try String(contentsOf: here, encoding: .utf8)
+        let readme = try String(
+            contentsOf: here.deletingLastPathComponent().appendingPathComponent("../../README.md").standardized,
+            encoding: .utf8)
+        let server = try #require(section(of: source, from: "/// A TCP service", to: "/// The README's top-level code"))
+        #expect(readme.contains(server.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let function = try #require(section(of: source, from: "func runReadmeServer(port: Int)", to: "\n}\n"))
+        let topLevel = function.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+            .map { $0.hasPrefix("    ") ? $0.dropFirst(4) : $0 }
+            .joined(separator: "\n")
+            .replacingOccurrences(of: "port: port)", with: "port: 8080)")
+        #expect(readme.contains(topLevel))
+    }
+}
+
+/// The text of `source` from the start of `start` up to (not including) `end`.
+private func section(of source: String, from start: String, to end: String) -> String? {
+    guard let lower = source.range(of: start)?.lowerBound,
+        let upper = source.range(of: end, range: lower..<source.endIndex)?.lowerBound
+    else { return nil }
+    return String(source[lower..<upper])
 }
 
 /// A port on 127.0.0.1 that was free a moment ago.
@@ -109,7 +135,7 @@ private func ask(port: Int, _ message: String) async throws -> String? {
                 var answers = inbound.makeAsyncIterator()
                 return try await answers.next().map { String(buffer: $0) }
             }
-        } catch where ContinuousClock.now < deadline {
+        } catch  where ContinuousClock.now < deadline {
             try await _Concurrency.Task.sleep(for: .milliseconds(20))
         }
     }

@@ -7,7 +7,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Counts the jobs a test hands to a pool and the jobs that ran.
@@ -87,7 +87,8 @@ struct JobProducer: Service {
         #expect(throws: ThreadPoolError.shutDown(name: "svc-drain")) { try pool.tryExecute {} }
 
         // The reporter's last sample came after the drain.
-        let executed = metrics.counterTotal(label: "bolts_pool_jobs_executed_total", dimensions: [("pool", "svc-drain")])
+        let executed = metrics.counterTotal(
+            label: "bolts_pool_jobs_executed_total", dimensions: [("pool", "svc-drain")])
         #expect(executed == Int64(pool.metrics.executed))
         #expect(executed >= 500)  // the serial jobs run inside drain jobs, counted as one each
         // The service said when the pool stopped taking jobs and when it had drained.

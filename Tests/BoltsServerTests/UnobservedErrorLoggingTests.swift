@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct CheckoutFailed: Error, CustomStringConvertible {
