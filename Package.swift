@@ -11,12 +11,16 @@ let package = Package(
         .library(name: "Bolts", targets: ["Bolts"]),
         .library(name: "BoltsAppLinks", targets: ["BoltsAppLinks"]),
         .library(name: "BoltsNIO", targets: ["BoltsNIO"]),
+        .library(name: "BoltsServer", targets: ["BoltsServer"]),
         .executable(name: "Benchmarks", targets: ["Benchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +56,19 @@ let package = Package(
                 "Bolts",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The pool in a Swift server: metrics through swift-metrics, unobserved task errors
+        // through swift-log, the pool as a swift-service-lifecycle service. A module of its
+        // own so that `Bolts` keeps no package dependency.
+        .target(
+            name: "BoltsServer",
+            dependencies: [
+                "Bolts",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -101,6 +118,20 @@ let package = Package(
             name: "BoltsNIOTests",
             dependencies: [
                 "BoltsNIO", "Bolts",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BoltsServerTests",
+            dependencies: [
+                "BoltsServer", "Bolts", "BoltsNIO",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -44,7 +44,9 @@ public final class ThreadPool: @unchecked Sendable {
     /// top of it, and retire when they are no longer needed).
     public let threadCount: Int
 
-    private let isShared: Bool
+    /// Whether this is ``shared``, the process-wide pool that is never shut down. Reading it
+    /// does not start the shared pool.
+    public let isShared: Bool
 
     /// The number of CPUs this process may run on: the default size of a pool.
     public static var defaultThreadCount: Int { Int(bolts_cpu_count()) }
