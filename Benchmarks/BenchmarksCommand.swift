@@ -90,6 +90,9 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
     var withoutReference = false
 
+    @Option(help: .hidden)
+    var concurrencyChild: String?
+
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
@@ -116,6 +119,15 @@ struct BenchmarksCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A child process of the "Swift Concurrency on the Bolts pool" section: it must
+        // install the pool (or not) before anything else starts a Swift task.
+        if let concurrencyChild {
+            try ConcurrencyWorkloads.runChild(
+                installed: concurrencyChild == "installed",
+                quick: quick,
+                repetitions: repetitions ?? (quick ? 3 : 7)
+            )
+        }
         // Before anything is measured: a debug build hands over to a release build of itself.
         if isDebugBuild, !debugBuild, !ReleaseHandOver.wasHandedOver {
             try ReleaseHandOver.replaceWithReleaseBuild(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -143,6 +155,7 @@ struct BenchmarksCommand: ParsableCommand {
             withoutReference: withoutReference
         )
         let serverPeers = ServerBenchmark.peers(matching: filter)
+        let concurrencyWanted = ConcurrencyOnPool.isSelected(by: filter)
         let server = ServerBenchmark(
             settings: .init(
                 fanOuts: serverFanOuts ?? (quick ? [16] : [1, 16, 64]),
@@ -173,7 +186,9 @@ struct BenchmarksCommand: ParsableCommand {
         }
 
         let progress = Progress()
-        progress.begin(total: taskOperations.count + executors.count + (serverPeers.isEmpty ? 0 : 1))
+        progress.begin(
+            total: taskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
+        )
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
         let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300))
@@ -188,6 +203,16 @@ struct BenchmarksCommand: ParsableCommand {
         for comparison in executors {
             progress.next("\(comparison.group): \(comparison.operation)")
             results.append(runner.run(comparison))
+        }
+        var concurrencyOutcome: ConcurrencyOnPool.Outcome?
+        if concurrencyWanted {
+            progress.next("\(ConcurrencyOnPool.group): default executor vs the pool installed (child processes)")
+            concurrencyOutcome = ConcurrencyOnPool.run(
+                quick: quick,
+                repetitions: settings.repetitions,
+                progress: progress,
+                watchdog: runner.watchdog
+            )
         }
         var serverOutcome: ServerBenchmark.Outcome?
         if !serverPeers.isEmpty {
@@ -205,7 +230,7 @@ struct BenchmarksCommand: ParsableCommand {
                 machine: machine,
                 settings: settings,
                 countsAllocations: countsAllocations
-            ) + (serverOutcome.map(ServerReport.render) ?? "")
+            ) + (concurrencyOutcome.map(ConcurrencyOnPool.render) ?? "") + (serverOutcome.map(ServerReport.render) ?? "")
         )
 
         if let json {
@@ -221,7 +246,8 @@ struct BenchmarksCommand: ParsableCommand {
                 ),
                 results: results,
                 goals: goals,
-                server: serverOutcome
+                server: serverOutcome,
+                concurrency: concurrencyOutcome
             )
             try report.write(to: json)
             writeError("wrote \(json)\n")

@@ -44,16 +44,20 @@ struct JSONReport: Codable {
     var goals: [GoalCheck]
     /// The server scenario: every wrk run, the per-configuration summaries and its goals.
     var server: ServerBenchmark.Outcome?
+    /// Swift Concurrency with the default global executor and with the pool installed.
+    var concurrency: ConcurrencyOnPool.Outcome?
 
     init(
         machine: Machine,
         settings: Settings,
         results: [ComparisonResult],
         goals: [GoalCheck],
-        server: ServerBenchmark.Outcome? = nil
+        server: ServerBenchmark.Outcome? = nil,
+        concurrency: ConcurrencyOnPool.Outcome? = nil
     ) {
         self.machine = machine
         self.server = server
+        self.concurrency = concurrency
         self.settings = settings
         self.goals = goals
         comparisons = results.map { result in

@@ -1,0 +1,168 @@
+import Foundation
+
+/// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads`, each
+/// measured in two child processes of this benchmark, one with Swift's default global
+/// executor and one with `ThreadPool.shared` installed as the global executor. The
+/// children run one after the other (the full mode runs the pair twice, in opposite
+/// orders, so that drift on the machine does not favour one), while this process idles.
+enum ConcurrencyOnPool {
+    static let group = "Swift Concurrency on the Bolts pool"
+
+    struct Row: Codable {
+        var name: String
+        var unit: String
+        /// Median ns per operation with Swift's default global executor.
+        var defaultExecutorNanoseconds: Double?
+        /// Median ns per operation with the Bolts pool installed as the global executor.
+        var poolInstalledNanoseconds: Double?
+        /// Default ÷ installed (above 1: the installed pool is faster).
+        var speedUp: Double?
+        var defaultExecutorSamples: [Double]
+        var poolInstalledSamples: [Double]
+    }
+
+    /// A goal of the issue this section answers, judged on this run's medians.
+    struct Goal: Codable {
+        var statement: String
+        var measured: String
+        var met: Bool
+    }
+
+    struct Outcome: Codable {
+        var rows: [Row]
+        var goals: [Goal]
+        var error: String?
+    }
+
+    /// Whether `filter` (as given to --filter) selects this section.
+    static func isSelected(by filter: String?) -> Bool {
+        guard let filter = filter?.lowercased(), !filter.isEmpty else { return true }
+        return group.lowercased().contains(filter)
+            || ConcurrencyWorkloads.all.contains { $0.name.lowercased().contains(filter) }
+    }
+
+    static func run(quick: Bool, repetitions: Int, progress: Progress, watchdog: Watchdog) -> Outcome {
+        let order = quick ? [false, true] : [false, true, true, false]
+        var measured: [Bool: [String: [Double]]] = [false: [:], true: [:]]
+        for installed in order {
+            let text = "\(group): child process, \(installed ? "pool installed" : "default executor")"
+            watchdog.beat(text)
+            progress.update(text)
+            do {
+                let result = try runChild(installed: installed, quick: quick, repetitions: repetitions)
+                for (name, samples) in result.samples { measured[installed]![name, default: []] += samples }
+            } catch {
+                return Outcome(rows: [], goals: [], error: "\(error)")
+            }
+        }
+        let rows = ConcurrencyWorkloads.all.map { workload in
+            let d = measured[false]![workload.name] ?? []
+            let i = measured[true]![workload.name] ?? []
+            let dm = median(d)
+            let im = median(i)
+            return Row(
+                name: workload.name,
+                unit: workload.unit,
+                defaultExecutorNanoseconds: dm,
+                poolInstalledNanoseconds: im,
+                speedUp: dm.flatMap { dm in im.map { dm / $0 } },
+                defaultExecutorSamples: d,
+                poolInstalledSamples: i
+            )
+        }
+        return Outcome(rows: rows, goals: goals(rows), error: nil)
+    }
+
+    private struct ChildFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws
+        -> ConcurrencyWorkloads.Measured
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments =
+            ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)"]
+            + (quick ? ["--quick"] : [])
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw ChildFailed(description: "the \(installed ? "installed" : "default") child failed (\(process.terminationStatus))")
+        }
+        return try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
+    }
+
+    private static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    private static func goals(_ rows: [Row]) -> [Goal] {
+        func row(_ prefix: String) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+        var goals: [Goal] = []
+        func speedUp(_ prefix: String, atLeast bound: Double, _ statement: String) {
+            guard let r = row(prefix), let s = r.speedUp else { return }
+            goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
+        }
+        speedUp("Task {} (at most", atLeast: 2, "pool installed: unstructured Task {} ≥ 2× faster than the default executor")
+        speedUp("task-group child (1", atLeast: 1.5, "pool installed: task-group children ≥ 1.5× faster")
+        speedUp("Task { } + await value", atLeast: 1, "pool installed: an await round trip no slower (≥ 1.0×)")
+        // The pool as a task executor, against the default executor's same workload (both
+        // measured in the default child).
+        func versus(_ mine: String, _ theirs: String, atLeast bound: Double, _ statement: String) {
+            guard let m = row(mine)?.defaultExecutorNanoseconds, let t = row(theirs)?.defaultExecutorNanoseconds else { return }
+            let s = t / m
+            goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
+        }
+        versus("Task(executorPreference", "Task {} (at most", atLeast: 1.5,
+               "preferred pool: unstructured tasks ≥ 1.5× faster than the default executor's")
+        versus("task-group child under", "task-group child (1", atLeast: 1.5,
+               "preferred pool: task-group children ≥ 1.5× faster than the default executor's")
+        versus("round trip through a preferred pool, caller on the pool", "Task { } + await value", atLeast: 1,
+               "preferred pool: a round trip (caller on the pool) no slower than the default executor's")
+        versus("round trip through a preferred pool, caller on the global", "Task { } + await value", atLeast: 1,
+               "preferred pool: a round trip from the default executor no slower than the default executor's own")
+        // Bolts' awaits against Swift's own round trip, in each configuration.
+        for (prefix, what) in [("Bolts Task.execute", "Task.execute(.pool) + try await value"),
+                               ("Bolts Task.fromAsync", "Task.fromAsync + try await value")] {
+            guard let bolts = row(prefix), let swift = row("Task { } + await value") else { continue }
+            for (installed, b, s) in [(false, bolts.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds),
+                                      (true, bolts.poolInstalledNanoseconds, swift.poolInstalledNanoseconds)] {
+                guard let b, let s else { continue }
+                goals.append(Goal(
+                    statement: "\(installed ? "pool installed" : "default executor"): \(what) ≤ 1.0× Swift's Task {} + await value",
+                    measured: String(format: "%.2f×", b / s),
+                    met: b <= s
+                ))
+            }
+        }
+        return goals
+    }
+
+    static func render(_ outcome: Outcome) -> String {
+        var text = "\n## \(group)\n\n"
+        if let error = outcome.error { return text + "Not measured: \(error)\n" }
+        text += "Each workload runs in two child processes of this benchmark: one with Swift's default global "
+        text += "executor (Dispatch), one with `ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` "
+        text += "called first thing. Median time per operation; speed-up = default ÷ installed (above 1: the "
+        text += "installed pool is faster). The preferred-pool rows use `ThreadPool.shared` as a task executor in both.\n\n"
+        text += "| workload | unit | default executor | pool installed | speed-up |\n"
+        text += "|---|---|---:|---:|---:|\n"
+        for row in outcome.rows {
+            let d = row.defaultExecutorNanoseconds.map { $0.formattedNanoseconds } ?? "–"
+            let i = row.poolInstalledNanoseconds.map { $0.formattedNanoseconds } ?? "–"
+            let s = row.speedUp.map { String(format: "%.2f×", $0) } ?? "–"
+            text += "| \(row.name) | \(row.unit) | \(d) | \(i) | \(s) |\n"
+        }
+        if !outcome.goals.isEmpty {
+            text += "\n| goal | measured | met |\n|---|---:|:---:|\n"
+            for goal in outcome.goals { text += "| \(goal.statement) | \(goal.measured) | \(goal.met ? "yes" : "**no**") |\n" }
+        }
+        return text
+    }
+}

@@ -1,0 +1,223 @@
+import Bolts
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Swift Concurrency workloads, measured in a child process of the benchmark (see
+/// `ConcurrencyOnPool`): once with Swift's default global executor, once with
+/// `ThreadPool.shared` installed as the global executor (installing is process-wide and
+/// must come before the first task, so each configuration gets a fresh process).
+///
+/// Every workload runs inside a detached Swift task (on the global executor of that
+/// process) and reports nanoseconds per operation.
+enum ConcurrencyWorkloads {
+    struct Workload: Sendable {
+        /// Stable name (the key that pairs the two processes' results).
+        var name: String
+        /// Operations per sample in the full mode (a tenth with --quick).
+        var iterations: Int
+        /// What one operation is.
+        var unit: String
+        var body: @Sendable (Int) async throws -> Void
+    }
+
+    /// Tasks outstanding at most in the windowed spawn workloads: a steady state, not a
+    /// heap of tens of thousands of task objects (whose page faults would dominate).
+    static let window = 256
+
+    static let all: [Workload] = [
+        Workload(name: "Task {} (at most 256 in flight)", iterations: 100_000, unit: "task") { n in
+            let counter = Counter()
+            for i in 0..<n {
+                while i - counter.value > window { await _Concurrency.Task.yield() }
+                _Concurrency.Task { counter.add() }
+            }
+            while counter.value < n { await _Concurrency.Task.yield() }
+        },
+        Workload(name: "Task {} (10,000 spawned at once)", iterations: 10_000, unit: "task") { n in
+            let counter = Counter()
+            for _ in 0..<n { _Concurrency.Task { counter.add() } }
+            while counter.value < n { await _Concurrency.Task.yield() }
+        },
+        Workload(name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
+            var sum = 0
+            for _ in 0..<max(1, n / 1000) {
+                sum &+= await withTaskGroup(of: Int.self) { group in
+                    for i in 0..<1000 { group.addTask { i } }
+                    var total = 0
+                    for await value in group { total &+= value }
+                    return total
+                }
+            }
+            blackHole(sum)
+        },
+        Workload(name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
+            var sum = 0
+            for i in 0..<n {
+                async let a = i
+                async let b = i &+ 1
+                sum &+= await a &+ b
+            }
+            blackHole(sum)
+        },
+        Workload(name: "Task { } + await value (round trip)", iterations: 100_000, unit: "round trip") { n in
+            var sum = 0
+            for i in 0..<n { sum &+= await _Concurrency.Task { i }.value }
+            blackHole(sum)
+        },
+        Workload(name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
+            let ping = Ping(pong: Pong())
+            blackHole(await ping.run(n))
+        },
+        Workload(name: "actor on a SerialPoolExecutor, called from a task", iterations: 100_000, unit: "call") { n in
+            let actor = PoolActor(executor: SerialPoolExecutor(pool: .shared))
+            var sum = 0
+            for _ in 0..<n { sum &+= await actor.next() }
+            blackHole(sum)
+        },
+        Workload(name: "Task(executorPreference: pool) {} (at most 256 in flight)", iterations: 100_000, unit: "task") {
+            n in
+            let counter = Counter()
+            let pool = ThreadPool.shared
+            for i in 0..<n {
+                while i - counter.value > window { await _Concurrency.Task.yield() }
+                _Concurrency.Task(executorPreference: pool) { counter.add() }
+            }
+            while counter.value < n { await _Concurrency.Task.yield() }
+        },
+        Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
+            let pool = ThreadPool.shared
+            let sum = await withTaskExecutorPreference(pool) {
+                var sum = 0
+                for _ in 0..<max(1, n / 1000) {
+                    sum &+= await withTaskGroup(of: Int.self) { group in
+                        for i in 0..<1000 { group.addTask { i } }
+                        var total = 0
+                        for await value in group { total &+= value }
+                        return total
+                    }
+                }
+                return sum
+            }
+            blackHole(sum)
+        },
+        Workload(name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
+            n in
+            let pool = ThreadPool.shared
+            let sum = await withTaskExecutorPreference(pool) {
+                var sum = 0
+                for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: pool) { i }.value }
+                return sum
+            }
+            blackHole(sum)
+        },
+        Workload(name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") {
+            n in
+            let pool = ThreadPool.shared
+            var sum = 0
+            for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: pool) { i }.value }
+            blackHole(sum)
+        },
+        Workload(name: "Bolts Task.execute(.pool) + try await value", iterations: 100_000, unit: "round trip") { n in
+            var sum = 0
+            for i in 0..<n { sum &+= try await Task<Int>.execute(.pool(.shared)) { i }.value }
+            blackHole(sum)
+        },
+        Workload(name: "Bolts Task.fromAsync {} + try await value", iterations: 100_000, unit: "round trip") { n in
+            var sum = 0
+            for i in 0..<n { sum &+= try await Task<Int>.fromAsync { i }.value }
+            blackHole(sum)
+        },
+    ]
+
+    /// One configuration's results: nanoseconds per operation, every sample.
+    struct Measured: Codable {
+        var installed: Bool
+        var samples: [String: [Double]]
+    }
+
+    /// The child's main: installs the pool if asked (first thing), runs every workload
+    /// `repetitions` times (after one warm-up run) and prints the results as one JSON line.
+    static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws -> Never {
+        if installed {
+            guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
+                writeError("the child could not install the pool as the global executor\n")
+                exit(2)
+            }
+        }
+        var samples: [String: [Double]] = [:]
+        for workload in all {
+            let n = max(100, quick ? workload.iterations / 10 : workload.iterations)
+            _ = try time(workload, n)  // warm-up
+            samples[workload.name] = try (0..<repetitions).map { _ in try time(workload, n) / Double(n) }
+        }
+        let data = try JSONEncoder().encode(Measured(installed: installed, samples: samples))
+        print(String(decoding: data, as: UTF8.self))
+        exit(0)
+    }
+
+    /// Nanoseconds that `workload` took for `n` operations, in a detached Swift task.
+    private static func time(_ workload: Workload, _ n: Int) throws -> Double {
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        _Concurrency.Task.detached {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result: Result<Double, any Error>
+            do {
+                try await workload.body(n)
+                result = .success(Double(DispatchTime.now().uptimeNanoseconds - start))
+            } catch {
+                result = .failure(error)
+            }
+            box.result.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try box.result.withLock { $0! }.get()
+    }
+}
+
+/// Where a workload's task leaves its time for the blocked thread that waits on it.
+private final class ResultBox: Sendable {
+    let result = Mutex<Result<Double, any Error>?>(nil)
+}
+
+private final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}
+
+private actor Pong {
+    private var hits = 0
+    func hit() -> Int {
+        hits &+= 1
+        return hits
+    }
+}
+
+private actor Ping {
+    let pong: Pong
+    init(pong: Pong) { self.pong = pong }
+    func run(_ n: Int) async -> Int {
+        var last = 0
+        for _ in 0..<n { last = await pong.hit() }
+        return last
+    }
+}
+
+private actor PoolActor {
+    private let executor: SerialPoolExecutor
+    private var count = 0
+    init(executor: SerialPoolExecutor) { self.executor = executor }
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    func next() -> Int {
+        count &+= 1
+        return count
+    }
+}
+
+@inline(never)
+private func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
