@@ -16,24 +16,28 @@ extension Task {
         }
     }
 
-    /// The suspending part of ``value``: not inlined, it is the slow path.
+    /// The suspending part of ``value``: not inlined, it is the slow path. It touches no
+    /// generic type built from `T` (an awaiter, a continuation or a result of `T` would each
+    /// cost a metadata-cache lookup per call in this unspecialized code, measured as about a
+    /// quarter of an await's time): the continuation only says whether the task completed,
+    /// and the value is read from the task afterwards.
     @usableFromInline
     internal func _awaitValue() async throws -> T {
         if _Concurrency.Task.isCancelled { throw CancellationError() }
-        let awaiter = _Awaiter<T>()
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+        let awaiter = _Awaiter()
+        let completed = await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Bool, Never>) in
                 guard awaiter.wait(continuation) else {
-                    continuation.resume(throwing: CancellationError())
+                    continuation.resume(returning: false)
                     return
                 }
-                _whenComplete(self) { [self] in
-                    awaiter.finish()?.resume(with: Result { try self._get() })
-                }
+                awaiter.resumeWhenCompleted(self)
             }
         } onCancel: {
-            awaiter.finish()?.resume(throwing: CancellationError())
+            awaiter.finish(completed: false)
         }
+        guard completed else { throw CancellationError() }
+        return try _get()
     }
 
     /// The outcome of a completed task as a value or a thrown error.
@@ -88,32 +92,46 @@ extension Task {
 }
 
 /// One `await` of a task's value: whichever of completion and cancellation comes first
-/// takes the continuation; the other finds nothing to resume.
-internal final class _Awaiter<T: Sendable>: Sendable {
-    private enum State {
-        case idle
-        case waiting(UnsafeContinuation<T, any Error>)
-        case finished
-    }
+/// resumes the continuation (with whether the task completed); the other finds nothing to
+/// resume. Not generic (see `_awaitValue`), and it is itself the context of the job that
+/// the task runs when it completes, so an await allocates this object and one job record.
+///
+/// `@unchecked Sendable`: `continuation` is written once, by `wait`, before its release
+/// CAS of `state` from idle to waiting, and read only by the one `finish` whose exchange
+/// (acquire) found `waiting`; every other access goes through the atomic `state`.
+internal final class _Awaiter: @unchecked Sendable {
+    private static let idle = 0
+    private static let waiting = 1
+    private static let finished = 2
 
-    private let state = Mutex<State>(.idle)
+    private let state = Atomic<Int>(_Awaiter.idle)
+    private var continuation: UnsafeContinuation<Bool, Never>?
 
     /// Stores the continuation; false if cancellation already happened (resume it now).
-    func wait(_ continuation: UnsafeContinuation<T, any Error>) -> Bool {
-        state.withLock { state in
-            if case .finished = state { return false }
-            state = .waiting(continuation)
-            return true
-        }
+    func wait(_ continuation: UnsafeContinuation<Bool, Never>) -> Bool {
+        self.continuation = continuation
+        return state.compareExchange(expected: Self.idle, desired: Self.waiting, ordering: .acquiringAndReleasing)
+            .exchanged
     }
 
-    /// Takes the continuation, if nobody has yet; marks the await finished either way.
-    func finish() -> UnsafeContinuation<T, any Error>? {
-        state.withLock { state in
-            defer { state = .finished }
-            if case .waiting(let continuation) = state { return continuation }
-            return nil
-        }
+    /// Resumes the continuation with `completed`, if nobody has yet.
+    func finish(completed: Bool) {
+        guard state.exchange(Self.finished, ordering: .acquiringAndReleasing) == Self.waiting else { return }
+        continuation.unsafelyUnwrapped.resume(returning: completed)
+    }
+
+    /// Registers a job on `task` that finishes this await when the task completes. The job
+    /// holds a reference to the awaiter; if the task is destroyed while still pending (so it
+    /// can never complete), the job is dropped and the reference released.
+    func resumeWhenCompleted(_ task: _BoltsTaskBase) {
+        let job = bolts_job_create(
+            { context in
+                Unmanaged<_Awaiter>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().finish(completed: true)
+            },
+            Unmanaged.passRetained(self).toOpaque()
+        )
+        job.pointee.drop = { context in Unmanaged<_Awaiter>.fromOpaque(context.unsafelyUnwrapped).release() }
+        bolts_task_add(task._core, job)
     }
 }
 
