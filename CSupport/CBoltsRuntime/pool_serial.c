@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Jobs a drain runs before it yields its worker to other pool work. */
-#define SERIAL_BATCH 128
+/* A drain runs up to BOLTS_SERIAL_BATCH jobs (include/bolts_pool.h), then reschedules
+ * itself, yielding its worker to other pool work. */
 
 struct bolts_serial {
     /* Producers' line. */
@@ -64,7 +64,7 @@ static void drain(void *context) {
     tl_serial = serial;
     for (;;) {
         unsigned ran = 0;
-        while (ran < SERIAL_BATCH) {
+        while (ran < BOLTS_SERIAL_BATCH) {
             struct cds_wfcq_node *node = __cds_wfcq_dequeue_nonblocking(&serial->head, &serial->tail);
             if (node == NULL) break;
             if (node == CDS_WFCQ_WOULDBLOCK) {
@@ -75,7 +75,7 @@ static void drain(void *context) {
             bolts_job_run((bolts_job_t *)node);
             ran++;
         }
-        if (ran == SERIAL_BATCH) {
+        if (ran == BOLTS_SERIAL_BATCH) {
             /* More may be queued: go to the back of the pool's queue and keep
              * `scheduled` (and our reference) for the rescheduled drain. `serial` must
              * not be touched after the submit: another worker may run it already. */

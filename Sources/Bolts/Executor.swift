@@ -17,6 +17,7 @@ import Foundation
 /// | ``init(_:)`` | any other scheduler |
 public struct Executor: Sendable, CustomStringConvertible {
     /// The part of an executor that the continuation hot path looks at: a trivial tag.
+    /// The inline kinds come first (`_runsInline` relies on the order).
     @usableFromInline
     internal enum _Tag: UInt8, Sendable {
         case inlineDefault
@@ -156,7 +157,8 @@ public struct Executor: Sendable, CustomStringConvertible {
     }
 
     /// The number of nested synchronous completions that run inline on one thread before
-    /// the trampoline defers further ones to the thread's run queue (Bolts used 20 too).
+    /// the trampoline defers further ones to the thread's run queue: `BOLTS_INLINE_DEPTH`
+    /// in the C core's `bolts_job.h`, the depth Bolts used.
     public static let trampolineInlineDepth = Int(BOLTS_INLINE_DEPTH)
 
     /// Runs `job` as this executor decides.
@@ -191,6 +193,14 @@ public struct Executor: Sendable, CustomStringConvertible {
     @inlinable
     internal var _cPool: OpaquePointer? {
         _tag == .pool ? _impl.unsafelyUnwrapped.cPool : nil
+    }
+
+    /// Whether jobs run inline on the calling thread (``default`` and ``immediate``): a
+    /// continuation of a task that has settled may then run at once, without a job. One
+    /// comparison, because the inline tags come first in `_Tag`.
+    @inlinable
+    internal var _runsInline: Bool {
+        @inline(__always) get { _tag.rawValue <= _Tag.inlineImmediate.rawValue }
     }
 
     /// Whether a job that is already on the right thread (inline kinds, or a pool job that

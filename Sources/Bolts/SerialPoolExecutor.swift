@@ -8,10 +8,11 @@ import CBoltsRuntime
 ///
 /// Jobs wait in a lock-free queue (the C core's serial executor). The first job into an
 /// empty queue schedules one drain job on the pool; the drain runs queued jobs in order,
-/// up to a batch of 128 before it yields its worker to other pool work, and stops only
-/// when the queue is empty. So jobs never run concurrently with each other, a job
-/// submitted after another (by the same thread, or after it observably returned) runs
-/// after it, and nothing is left behind when the drain stops.
+/// up to a batch of `BOLTS_SERIAL_BATCH` (the C core's `bolts_pool.h`) before it yields
+/// its worker to other pool work, and stops only when the queue is empty. So jobs never
+/// run concurrently with each other, a job submitted after another (by the same thread,
+/// or after it observably returned) runs after it, and nothing is left behind when the
+/// drain stops.
 ///
 /// ```swift
 /// actor Account {
@@ -46,22 +47,13 @@ public final class SerialPoolExecutor: SerialExecutor, @unchecked Sendable {
     /// Runs a Swift Concurrency job (an actor's partial task) after every job submitted
     /// before it, on one of the pool's workers, isolated to this executor.
     public func enqueue(_ job: consuming ExecutorJob) {
-        // Payload (BOLTS_POOL_JOB_PAYLOAD = two words): the job, and this executor,
-        // unretained: an actor keeps its executor alive while it has jobs.
-        let record = bolts_pool_job_alloc { context in
-            let base = context.unsafelyUnwrapped
-            let payload = base + MemoryLayout<bolts_job_t>.stride
-            let job = payload.load(as: UnownedJob.self)
-            let executor = Unmanaged<SerialPoolExecutor>.fromOpaque(
-                payload.load(fromByteOffset: MemoryLayout<UnownedJob>.stride, as: UnsafeRawPointer.self))
-            bolts_pool_block_free(base)
-            executor._withUnsafeGuaranteedRef { job.runSynchronously(on: $0.asUnownedSerialExecutor()) }
+        // The executor is unretained: an actor keeps its executor alive while it has jobs.
+        let record = _PoolJobRecord.make(
+            _ExecutorJobPayload(job: UnownedJob(job), executor: Unmanaged.passUnretained(self))
+        ) { context in
+            let payload = _PoolJobRecord.take(_ExecutorJobPayload<SerialPoolExecutor>.self, from: context)
+            payload.executor._withUnsafeGuaranteedRef { payload.job.runSynchronously(on: $0.asUnownedSerialExecutor()) }
         }
-        let payload = UnsafeMutableRawPointer(record) + MemoryLayout<bolts_job_t>.stride
-        payload.storeBytes(of: UnownedJob(job), as: UnownedJob.self)
-        payload.storeBytes(
-            of: UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()),
-            toByteOffset: MemoryLayout<UnownedJob>.stride, as: UnsafeRawPointer.self)
         bolts_serial_submit(_serial, record)
     }
 

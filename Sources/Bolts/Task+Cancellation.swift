@@ -16,7 +16,7 @@ extension Task {
     ) -> Task<U> {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
-        let runNow = executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue && bolts_task_settled(_core)
+        let runNow = executor._runsInline && _isSettled
         if runNow {
             // Runs at once; the token matters only if the step left `next` waiting on a
             // returned task.
@@ -54,10 +54,10 @@ extension Task {
             _ = link.take()
             // Claim first, cancel the source, then publish: whoever sees the TimeoutError
             // also sees the source cancelled.
-            guard bolts_task_claim(result._core) else { return }
+            guard result._claim() else { return }
             _ = source?._cancelUnlessDisposed()
             result._error = TimeoutError(seconds: seconds)
-            bolts_task_publish(result._core, BOLTS_ERROR)
+            result._publish(BOLTS_ERROR)
         }
         _whenComplete(self) { [weak result] in
             guard let upstream = link.take() else { return }
@@ -156,9 +156,9 @@ internal struct _TokenGuardedStep<Step: _ContinuationStep>: _ContinuationStep {
 
     @usableFromInline
     func perform(_ next: _BoltsTaskBase) {
-        guard bolts_task_state(next._core) == BOLTS_PENDING else { return }
+        guard next._outcome == BOLTS_PENDING else { return }
         if token.isCancellationRequested {
-            if bolts_task_claim(next._core) { bolts_task_publish(next._core, BOLTS_CANCELLED) }
+            next._tryCancel()
             return
         }
         step.perform(next)

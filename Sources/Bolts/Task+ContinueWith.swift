@@ -168,7 +168,7 @@ extension Task {
             return _continue(executor, token: token, file: file, line: line, step)
         }
         let next = Task<U>(_pendingAt: file, line: line)
-        if executor._tag.rawValue <= Executor._Tag.inlineImmediate.rawValue, bolts_task_settled(_core) {
+        if executor._runsInline, _isSettled {
             // Settled (complete, nothing still being dispatched) and inline: run now. Nothing
             // waits on `next` yet, so this cannot recurse into other continuations, and it
             // needs no job.
@@ -177,18 +177,5 @@ extension Task {
         }
         next._await(self, executor, step)
         return next
-    }
-
-    /// Marks the error observed (it is being handed to a continuation).
-    @inlinable
-    internal func _markObservedIfFaulted() {
-        if _outcome == BOLTS_ERROR { bolts_task_mark_observed(_core) }
-    }
-
-    /// The error of a faulted task, marked observed: the caller now owns it.
-    @inlinable
-    internal func _takeError() -> any Error {
-        bolts_task_mark_observed(_core)
-        return _error.unsafelyUnwrapped
     }
 }

@@ -47,6 +47,7 @@ extension Task {
     ) -> Task<T> {
         let task = Task<T>(_pendingAt: file, line: line)
         executor.execute {
+            // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
             do {
                 task._follow(try closure())
             } catch {
@@ -73,10 +74,16 @@ extension Task {
     @discardableResult
     public func waitUntilCompleted(timeout: Double) -> Bool {
         precondition(timeout >= 0 && !timeout.isNaN, "waitUntilCompleted(timeout:) with a negative timeout")
-        let nanoseconds = timeout >= 9.2e9 ? -1 : Int64(timeout * 1e9)
+        let nanoseconds = timeout >= _unlimitedWaitSeconds ? -1 : Int64(timeout * 1e9)
         return bolts_task_wait(_core, nanoseconds)
     }
 }
+
+/// Timeouts from this many seconds on (about 292 years) wait without a limit
+/// (`bolts_task_wait` takes -1): their nanoseconds would not fit its `int64_t`, whose
+/// largest value is about 9.22e18. A round number below that bound, so that the
+/// conversion of any smaller timeout cannot overflow.
+private let _unlimitedWaitSeconds = 9.2e9
 
 /// `Task.execute`'s closure, parked in the new task's payload while the task's own job
 /// waits in a pool queue.

@@ -5,6 +5,9 @@ import CBoltsRuntime
 // While the next task waits, the step and its executor are parked in that task's payload
 // (which holds nothing until the task completes), and only the step's metatype is kept in
 // the task object: no allocation, and no existential to copy, clear or destroy.
+//
+// The six `continue…` steps below are near-duplicates on purpose: one concrete type per
+// form lets each be specialised for its closure's shape; keep their outcome handling in step.
 
 /// A continuation's work, run once with the (completed) antecedent and the next task.
 @usableFromInline
@@ -112,6 +115,7 @@ internal struct _ContinueWithTaskStep<T: Sendable, U: Sendable>: _ContinuationSt
     func perform(_ next: _BoltsTaskBase) {
         let next = unsafeDowncast(next, to: Task<U>.self)
         antecedent._markObservedIfFaulted()
+        // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
         do {
             next._follow(try body(antecedent))
         } catch {
@@ -158,6 +162,7 @@ internal struct _OnSuccessTaskStep<T: Sendable, U: Sendable>: _ContinuationStep 
         let next = unsafeDowncast(next, to: Task<U>.self)
         switch antecedent._outcome {
         case BOLTS_SUCCESS:
+            // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
             do {
                 next._follow(try body(antecedent._successValue))
             } catch {
@@ -219,6 +224,7 @@ internal struct _OnErrorTypedTaskStep<T: Sendable, E: Error>: _ContinuationStep 
         case BOLTS_ERROR:
             let error = antecedent._takeError()
             if let typed = error as? E {
+                // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
                 do { next._follow(try body(typed)) } catch { next._trySet(thrown: error) }
             } else {
                 next._trySet(error: error)

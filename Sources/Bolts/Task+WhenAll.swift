@@ -86,6 +86,9 @@ extension Task {
         return result
     }
 
+    /// Ends `result` from its completed inputs. One of three aggregate completions written
+    /// out on purpose (with `_finishFailed` and the tuple `whenAll`'s): each is specialised
+    /// for its result; all three read the inputs through `_failure`.
     @inlinable
     internal static func _finishAll<R>(_ result: Task<R>, _ tasks: [Task<T>], _ value: ([Task<T>]) -> R) {
         switch _failure(of: tasks) {
@@ -96,7 +99,8 @@ extension Task {
     }
 }
 
-/// Ends `result` for an aggregate none of whose inputs succeeded.
+/// Ends `result` for an aggregate none of whose inputs succeeded. One of three aggregate
+/// completions written out on purpose (see `Task._finishAll`).
 @inlinable
 internal func _finishFailed<R, Base: _BoltsTaskBase>(_ result: Task<R>, _ tasks: [Base]) {
     switch _failure(of: tasks) {
@@ -116,10 +120,8 @@ internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? 
     var errors: [any Error] = []
     var cancelled = false
     for task in tasks {
-        switch bolts_task_state(task._core) {
-        case BOLTS_ERROR:
-            bolts_task_mark_observed(task._core)
-            errors.append(task._error.unsafelyUnwrapped)
+        switch task._outcome {
+        case BOLTS_ERROR: errors.append(task._takeError())
         case BOLTS_CANCELLED: cancelled = true
         default: break
         }
@@ -190,7 +192,7 @@ internal final class _Countdown: Sendable {
             this.abandoned.store(true, ordering: .relaxed)
             if this.arrive() { countdown.release() }
         }
-        bolts_task_add(task._core, job)
+        task._add(job)
     }
 }
 
@@ -202,6 +204,7 @@ extension Task where T == Never {
         for task in repeat each tasks { collected.append(task) }
         let bases = collected
         let result = Task<(repeat each U)>(_pendingAt: #fileID, line: #line)
+        // One of three aggregate completions written out on purpose (see `Task._finishAll`).
         let finish: @Sendable () -> Void = {
             switch _failure(of: bases) {
             case .some(.some(let error)): result._trySet(error: error)
@@ -209,7 +212,7 @@ extension Task where T == Never {
             case .none: result._trySet(value: (repeat (each tasks)._successValue))
             }
         }
-        if bases.allSatisfy({ bolts_task_state($0._core) != BOLTS_PENDING }) {
+        if bases.allSatisfy({ $0._outcome != BOLTS_PENDING }) {
             finish()
             return result
         }

@@ -42,7 +42,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
         // A trivial value kept inline needs nothing: decided from `T`'s layout alone, before
         // the state word is read.
         if _isPOD(T.self) && Self._valueIsInline { return }
-        if bolts_task_state(_core) == BOLTS_SUCCESS {
+        if _outcome == BOLTS_SUCCESS {
             let slot = _valueSlot
             if !_isPOD(T.self) { slot.deinitialize(count: 1) }
             if !Self._valueIsInline { slot.deallocate() }
@@ -115,10 +115,6 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The outcome so far; `BOLTS_PENDING` while running. Acquire: see the type's invariants.
-    @inlinable
-    internal var _outcome: bolts_outcome_t { bolts_task_state(_core) }
-
     /// Whether the task has ended (successfully, with an error, or cancelled).
     @inlinable
     public var completed: Bool { _outcome != BOLTS_PENDING }
@@ -141,7 +137,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @inlinable
     public var error: (any Error)? {
         guard _outcome == BOLTS_ERROR else { return nil }
-        bolts_task_mark_observed(_core)
+        _markObserved()
         return _error
     }
 
@@ -151,9 +147,9 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @inlinable
     @discardableResult
     internal func _trySet(value: T) -> Bool {
-        guard bolts_task_claim(_core) else { return false }
+        guard _claim() else { return false }
         _storeValue(value)
-        bolts_task_publish(_core, BOLTS_SUCCESS)
+        _publish(BOLTS_SUCCESS)
         return true
     }
 
@@ -170,18 +166,9 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @inlinable
     @discardableResult
     internal func _trySet(error: any Error) -> Bool {
-        guard bolts_task_claim(_core) else { return false }
+        guard _claim() else { return false }
         _error = error
-        bolts_task_publish(_core, BOLTS_ERROR)
-        return true
-    }
-
-    /// Cancels the task if nobody completed it yet.
-    @inlinable
-    @discardableResult
-    internal func _tryCancel() -> Bool {
-        guard bolts_task_claim(_core) else { return false }
-        bolts_task_publish(_core, BOLTS_CANCELLED)
+        _publish(BOLTS_ERROR)
         return true
     }
 
@@ -202,7 +189,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
         switch other._outcome {
         case BOLTS_SUCCESS: _trySet(value: other._successValue)
         case BOLTS_ERROR:
-            bolts_task_mark_observed(other._core)
+            other._markObserved()
             _trySet(error: other._error!)
         default: _tryCancel()
         }

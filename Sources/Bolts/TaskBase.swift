@@ -42,11 +42,86 @@ public class _BoltsTaskBase: @unchecked Sendable {
     deinit {
         // A step is still parked only if what this task waited on was abandoned pending.
         if let parked = _parkedStep { parked._discardParked(from: self) }
-        if bolts_task_state(_core) == BOLTS_ERROR, !bolts_task_observed(_core), let error = _error {
+        if _outcome == BOLTS_ERROR, !bolts_task_observed(_core), let error = _error {
             TaskDiagnostics._reportUnobserved(error, file: _file, line: _line)
         }
         bolts_task_destroy(_core)
     }
+
+    // MARK: The C core's transitions
+    //
+    // The extensions (continuations, cancellation, aggregates) read and complete tasks
+    // through these, not through the C functions: one place says which C call each step
+    // of the protocol is (see `Task`'s invariants for the ordering).
+
+    /// The outcome so far; `BOLTS_PENDING` while running. Acquire: a completed outcome
+    /// makes the value and `_error` written before its publication visible.
+    @inlinable
+    internal final var _outcome: bolts_outcome_t {
+        @inline(__always) get { bolts_task_state(_core) }
+    }
+
+    /// Whether the task is complete and no continuation of it is still being dispatched,
+    /// so that an inline continuation may run at once without a job (`bolts_task_settled`).
+    @inlinable
+    internal final var _isSettled: Bool {
+        @inline(__always) get { bolts_task_settled(_core) }
+    }
+
+    /// Takes the sole right to complete the task; false if another completer has it.
+    /// The winner writes the outcome's payload (value or `_error`), then calls `_publish`.
+    @inlinable
+    @inline(__always)
+    internal final func _claim() -> Bool {
+        bolts_task_claim(_core)
+    }
+
+    /// Publishes `outcome` (release) after a successful `_claim`, and runs the continuations.
+    @inlinable
+    @inline(__always)
+    internal final func _publish(_ outcome: bolts_outcome_t) {
+        bolts_task_publish(_core, outcome)
+    }
+
+    /// Cancels the task if nobody completed it yet.
+    @inlinable
+    @discardableResult
+    internal final func _tryCancel() -> Bool {
+        guard _claim() else { return false }
+        _publish(BOLTS_CANCELLED)
+        return true
+    }
+
+    /// Marks the error of a faulted task observed: its reader (a caller of `error`, a
+    /// continuation, an aggregate) now owns it, and `deinit` does not report it.
+    @inlinable
+    @inline(__always)
+    internal final func _markObserved() {
+        bolts_task_mark_observed(_core)
+    }
+
+    /// The error of a faulted task, marked observed: the caller now owns it.
+    @inlinable
+    internal final func _takeError() -> any Error {
+        _markObserved()
+        return _error.unsafelyUnwrapped
+    }
+
+    /// Marks the error observed if the task faulted (it is being handed on).
+    @inlinable
+    internal final func _markObservedIfFaulted() {
+        if _outcome == BOLTS_ERROR { _markObserved() }
+    }
+
+    /// Adds `job` to the task's continuations: it runs once the task completes, or is
+    /// dropped (`job.drop`) if the task is destroyed while still pending.
+    @inlinable
+    @inline(__always)
+    internal final func _add(_ job: UnsafeMutablePointer<bolts_job_t>) {
+        bolts_task_add(_core, job)
+    }
+
+    // MARK: Waiting with the task's own job record
 
     /// Runs `step` (with this task) on `executor` once `other` completes. Uses this task's
     /// own job record: one wait at a time. Continuations whose executor is a pool are handed
@@ -63,7 +138,7 @@ public class _BoltsTaskBase: @unchecked Sendable {
         job.pointee.drop = { context in
             Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).release()
         }
-        bolts_task_add(other._core, job)
+        other._add(job)
     }
 
     /// Runs `step` (with this task) on a worker of the C pool `cPool`, through this task's
@@ -120,7 +195,7 @@ internal func _whenComplete(
     )
     job.pointee.pool = pool
     job.pointee.drop = { context in Unmanaged<_CallbackBox>.fromOpaque(context.unsafelyUnwrapped).release() }
-    bolts_task_add(task._core, job)
+    task._add(job)
 }
 
 @usableFromInline

@@ -19,7 +19,8 @@ extension ThreadPool {
         /// Submissions refused because the pool was shut down.
         public var rejected: UInt64
         /// Times a thread outside the pool gave up its time slice on submitting because
-        /// more than 4,096 jobs per worker were queued (backpressure; it never blocks).
+        /// more than `BOLTS_POOL_BACKLOG_PER_WORKER` jobs per worker were queued
+        /// (backpressure; it never blocks; see ``ThreadPool``).
         public var backpressureYields: UInt64
         /// Threads started or woken because a worker blocked.
         public var compensations: UInt64

@@ -7,20 +7,24 @@ import CBoltsRuntime
 /// Each worker owns a wait-free queue (liburcu's `wfcqueue`); a job submitted from a
 /// worker goes on that worker's queue, a job submitted from any other thread goes on the
 /// queue of the CPU that thread runs on, and a worker whose queue is empty steals from the
-/// others. Submitting takes no lock and, for ``execute(_:)``, allocates one 64-byte block
-/// from a cache that is built for "producers allocate, workers free". Idle workers spin
-/// for 20 microseconds and then park on a futex. A submission wakes a worker only when it
-/// finds a queue empty and no worker searching, and a worker that steals from a backlog
-/// wakes another. Every 16th job in a row from its own queue, a worker looks at the others
-/// first and serves any whose own worker has run nothing since the last such look, so no
-/// queue is left behind while a worker runs, whatever its own worker is doing.
+/// others. Submitting takes no lock and, for ``execute(_:)``, allocates one block
+/// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
+/// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds and then park on
+/// a futex. A submission wakes a worker only when it finds a queue empty and no worker
+/// searching, and a worker that steals from a backlog wakes another. After
+/// `BOLTS_POOL_FAIR_INTERVAL` jobs in a row from its own queue, a worker looks at the
+/// others first and serves any whose own worker has run nothing since the last such look,
+/// so no queue is left behind while a worker runs, whatever its own worker is doing.
 ///
-/// Backpressure: while more than 4,096 jobs per worker are queued, a thread that is not
-/// one of the pool's workers gives up its time slice (`sched_yield`) on each submission
-/// (the backlog is sampled once every 64 submissions until it is first found over the
-/// bound). It is never blocked and no job is refused; submitters that outnumber the
-/// cores simply cannot starve the workers of CPU time (``Metrics/backpressureYields``
-/// counts it).
+/// Backpressure: while more than `BOLTS_POOL_BACKLOG_PER_WORKER` jobs per worker are
+/// queued, a thread that is not one of the pool's workers gives up its time slice
+/// (`sched_yield`) on each submission (the backlog is sampled once every
+/// `BOLTS_POOL_BACKLOG_SAMPLE` submissions until it is first found over the bound). It is
+/// never blocked and no job is refused; submitters that outnumber the cores simply cannot
+/// starve the workers of CPU time (``Metrics/backpressureYields`` counts it).
+///
+/// The constants in capitals are the C core's, defined once in its `bolts_pool.h` (with
+/// the invariants they belong to) and adjustable at build time.
 ///
 /// Use it directly, as a Bolts executor (``Executor/pool(_:)``: continuations are handed
 /// to the pool by the C core, with no Swift closure in between), as a Swift Concurrency
@@ -157,58 +161,5 @@ public enum ThreadPoolError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .shutDown(let name): return "ThreadPool '\(name)' is shut down and accepts no more jobs"
         }
-    }
-}
-
-extension ThreadPool {
-    /// The payload of a closure job. The closure sits in a struct because a function
-    /// value stored directly in generic memory (`UnsafeMutablePointer<() -> Void>`) is
-    /// reabstracted, which allocates a thunk context per job; a struct field keeps the
-    /// closure's own representation.
-    internal struct _ClosurePayload {
-        let body: @Sendable () -> Void
-
-        /// Runs the closure and destroys the payload. Consuming, so that the call needs
-        /// no retain of the closure's context: the payload's own reference is used for
-        /// the call and released after it (one release per job, on the shared context
-        /// that a job closure often captures).
-        consuming func run() { body() }
-    }
-
-    private static let payloadOffset = MemoryLayout<bolts_job_t>.stride
-
-    /// Wraps `body` in a job record that frees itself when it runs. `body` is taken owned:
-    /// the caller's reference moves into the record, with no retain of its context.
-    internal static func _makeClosureJob(_ body: consuming @escaping @Sendable () -> Void)
-        -> UnsafeMutablePointer<bolts_job_t>
-    {
-        assert(MemoryLayout<_ClosurePayload>.size <= Int(BOLTS_POOL_JOB_PAYLOAD))
-        let record = bolts_pool_job_alloc { context in
-            // On a worker (or, after shutdown, on the submitting thread): take the
-            // closure out, give the block back, then run it.
-            let base = context.unsafelyUnwrapped
-            let payload = (base + ThreadPool.payloadOffset).assumingMemoryBound(to: _ClosurePayload.self).move()
-            bolts_pool_block_free(base)
-            payload.run()
-        }
-        (UnsafeMutableRawPointer(record) + payloadOffset).bindMemory(to: _ClosurePayload.self, capacity: 1)
-            .initialize(to: _ClosurePayload(body: body))
-        return record
-    }
-
-    /// Runs `job` on the C pool `cPool` (a ``ThreadPool``'s `_pool`) without touching the
-    /// Swift object, so without retaining it: the body of the inlinable fast paths of
-    /// ``execute(_:)`` and `Executor.execute(_:)`. The closure is taken owned, so a caller
-    /// that made it hands its reference over.
-    @usableFromInline
-    internal static func _submit(toCPool cPool: OpaquePointer, _ job: consuming @escaping @Sendable () -> Void) {
-        bolts_pool_submit(cPool, _makeClosureJob(job))
-    }
-
-    /// Frees a job made by `_makeClosureJob` that was never run.
-    internal static func destroyClosureJob(_ record: UnsafeMutablePointer<bolts_job_t>) {
-        let base = UnsafeMutableRawPointer(record)
-        (base + payloadOffset).assumingMemoryBound(to: _ClosurePayload.self).deinitialize(count: 1)
-        bolts_pool_block_free(base)
     }
 }

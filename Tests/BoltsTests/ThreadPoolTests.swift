@@ -1,4 +1,5 @@
 import Bolts
+import CBoltsRuntime
 import Dispatch
 import Foundation
 import Synchronization
@@ -266,7 +267,9 @@ struct ThreadPoolTests {
             gate.wait()
         }
         #expect(holding.wait(for: 1))
-        let jobs = 3 * 4096
+        let bound = Int(BOLTS_POOL_BACKLOG_PER_WORKER)
+        let sample = Int(BOLTS_POOL_BACKLOG_SAMPLE)
+        let jobs = 3 * bound
         let hits = ThreadPoolHitCounters(count: jobs)
         let done = ThreadPoolCountdown()
         for i in 0..<jobs {
@@ -276,11 +279,11 @@ struct ThreadPoolTests {
             }
         }
         let queued = pool.metrics
-        // Past 4,096 queued jobs per worker, the bound is found within 64 submissions (the
-        // sampling), and from then on every submission yields: about 8,192 here (the held
-        // job counts, so the bound is passed at the 4,096th of these).
-        #expect(queued.backpressureYields >= UInt64(jobs - 4096 - 64))
-        #expect(queued.backpressureYields <= UInt64(jobs - 4095))
+        // Past `bound` queued jobs per worker, the bound is found within `sample` submissions
+        // (the sampling), and from then on every submission yields: about 2 × `bound` here
+        // (the held job counts, so the bound is passed at the `bound`-th of these).
+        #expect(queued.backpressureYields >= UInt64(jobs - bound - sample))
+        #expect(queued.backpressureYields <= UInt64(jobs - bound + 1))
         #expect(queued.queueDepth == UInt64(jobs + 1))
         #expect(done.value.load(ordering: .acquiring) == 0)
         gate.signal()

@@ -145,13 +145,12 @@ static void test_repeated_blocking(int rounds) {
         }
         bolts_task_destroy(task);
         seed = seed * 1103515245u + 12345u;
-        /* Resubmit at a random moment of the threads' way to idle: at once, after a short
-         * spin, or after a sleep. */
         /* Resubmit at a random moment of the threads' way to idle (their spin before
-         * parking lasts BOLTS_POOL_SPIN_NS, 20 µs): 0–40 µs later, or after a sleep. */
+         * parking lasts BOLTS_POOL_SPIN_NS): at once, up to twice that spin later, or
+         * after a sleep. */
         unsigned pause = (seed >> 16) % 1024;
         if (pause < 960) {
-            int64_t until = now() + (int64_t)pause * 42;
+            int64_t until = now() + (int64_t)pause * (2 * BOLTS_POOL_SPIN_NS) / 960;
             while (now() < until) {
             }
         } else {

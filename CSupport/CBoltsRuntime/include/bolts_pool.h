@@ -8,8 +8,10 @@
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry, or
  * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
- * 20 microseconds, then park on a futex. Submitters from outside the pool yield their
- * time slice while its backlog is over a bound (I8).
+ * BOLTS_POOL_SPIN_NS, then park on a futex. Submitters from outside the pool yield their
+ * time slice while its backlog is over a bound (I8). The tunable constants are defined
+ * below the synchronization table, each overridable with -D at build time; comments
+ * (here and in Swift) cite them by name, never by value.
  *
  * Invariants
  *  I1  A submitted job is run exactly once: by a worker, or, when it races shutdown, by
@@ -44,16 +46,16 @@
  *      barrier); if it reads CLOSED it sweeps the queue itself, and every exiting worker
  *      sweeps every queue after CLOSED.
  *  I8  Backpressure: a thread that is not one of the pool's workers and submits while
- *      more than BOLTS_POOL_BACKLOG_PER_WORKER (4096) jobs per worker are queued gives
- *      up its time slice (sched_yield). The backlog is sampled once every 64 of its
- *      submissions; once found over the bound, every submission checks and yields until
- *      it is under again. It never blocks, refuses or reorders a job, so it cannot
- *      deadlock; it keeps submitters that outnumber the cores from starving the
- *      workers of CPU time.
- *  I9  Fairness: a worker that has taken BOLTS_POOL_FAIR_INTERVAL (16) jobs in a row from
+ *      more than BOLTS_POOL_BACKLOG_PER_WORKER jobs per worker are queued gives up its
+ *      time slice (sched_yield). The backlog is sampled once every
+ *      BOLTS_POOL_BACKLOG_SAMPLE of its submissions; once found over the bound, every
+ *      submission checks and yields until it is under again. It never blocks, refuses
+ *      or reorders a job, so it cannot deadlock; it keeps submitters that outnumber the
+ *      cores from starving the workers of CPU time.
+ *  I9  Fairness: a worker that has taken BOLTS_POOL_FAIR_INTERVAL jobs in a row from
  *      its own queue looks at the other queues first and takes from any whose owner is
- *      parked, or has run no job for BOLTS_POOL_STALL_NS (1 ms), so while any worker
- *      runs, no non-empty queue is left behind for longer than that, whatever state its
+ *      parked, or has run no job for BOLTS_POOL_STALL_NS, so while any worker runs,
+ *      no non-empty queue is left behind for longer than that, whatever state its
  *      own worker is in (parked, blocked outside the pool's knowledge, pre-empted). A worker
  *      that steals a job from a queue holding more wakes a parked worker unless one is
  *      searching: that queue's producers found it non-empty and woke nobody. Both are
@@ -87,6 +89,43 @@ extern "C" {
 #endif
 
 typedef struct bolts_pool bolts_pool_t;
+
+/* Tunable constants. Each is defined once, here, and may be overridden at build time
+ * (-D); pool.c and pool_serial.c explain how their values were chosen. */
+
+/** Backpressure bound (I8): queued jobs per worker above which a submitter from outside
+ *  the pool yields its time slice on each submission. */
+#ifndef BOLTS_POOL_BACKLOG_PER_WORKER
+#define BOLTS_POOL_BACKLOG_PER_WORKER 4096
+#endif
+
+/** Backpressure sampling (I8): while under the bound, a submitter from outside the pool
+ *  checks the backlog once every this many of its submissions. */
+#ifndef BOLTS_POOL_BACKLOG_SAMPLE
+#define BOLTS_POOL_BACKLOG_SAMPLE 64
+#endif
+
+/** How long, in nanoseconds, an idle worker keeps looking for work before it parks. */
+#ifndef BOLTS_POOL_SPIN_NS
+#define BOLTS_POOL_SPIN_NS 20000
+#endif
+
+/** Fairness (I9): jobs a worker takes in a row from its own queue before it looks at the
+ *  other queues first. */
+#ifndef BOLTS_POOL_FAIR_INTERVAL
+#define BOLTS_POOL_FAIR_INTERVAL 16
+#endif
+
+/** Fairness (I9): nanoseconds a queue's owner may run no job, with work queued and
+ *  without being parked, before a fairness turn serves its queue. */
+#ifndef BOLTS_POOL_STALL_NS
+#define BOLTS_POOL_STALL_NS 1000000
+#endif
+
+/** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
+#ifndef BOLTS_SERIAL_BATCH
+#define BOLTS_SERIAL_BATCH 128
+#endif
 
 /** Counters of a pool. Each is read with a relaxed load, so a snapshot is not a
  *  consistent cut: `queue_depth` is derived and may briefly be off by in-flight jobs. */
