@@ -50,10 +50,10 @@ extension Task {
         }
     }
 
-    /// Runs `operation` as a Swift Concurrency task and returns a Bolts task that ends
-    /// with its outcome (`CancellationError`/`CancelledError` cancel it).
     // Deliberately the same body as `init(priority:file:line:operation:)` (which takes a
     // `sending @isolated(any)` closure): each captures its own closure type, unconverted.
+    /// Runs `operation` as a Swift Concurrency task and returns a Bolts task that ends
+    /// with its outcome (`CancellationError`/`CancelledError` cancel it).
     @discardableResult
     public static func fromAsync(
         priority: TaskPriority? = nil,
@@ -72,10 +72,10 @@ extension Task {
         return task
     }
 
+    // Deliberately the same body as `fromAsync` (see there).
     /// Runs `operation` as a Swift Concurrency task, like `_Concurrency.Task { … }`, and
     /// ends with its outcome. This keeps `Task { await … }` compiling in files that import
     /// Bolts; the result is a Bolts task (await it with `try await task.value`).
-    // Deliberately the same body as `fromAsync` (see there).
     @discardableResult
     public convenience init(
         priority: TaskPriority? = nil,
