@@ -22,7 +22,7 @@ public struct CancelledError: Error, Equatable, CustomStringConvertible {
     public var description: String { "CancelledError" }
 }
 
-/// The error of a task that did not finish in time (see ``Task/timeout(after:cancelling:)``).
+/// The error of a task that did not finish in time (see ``Task/timeout(after:cancelling:file:line:)``).
 public struct TimeoutError: Error, Equatable, CustomStringConvertible {
     /// The limit, in seconds, that was exceeded.
     public let seconds: Double

@@ -14,7 +14,7 @@ import Foundation
 /// | ``closure(_:)`` | handed to a closure that must run it before returning |
 /// | ``escapingClosure(_:)`` | handed to a closure that runs it whenever it likes |
 /// | ``pool(_:)`` | on a ``ThreadPool`` worker; continuations are handed to the pool by the C core |
-/// | ``init(_:)`` | any other scheduler |
+/// | ``init(description:_:)`` | any other scheduler |
 public struct Executor: Sendable, CustomStringConvertible {
     /// The part of an executor that the continuation hot path looks at: a trivial tag.
     /// The inline kinds come first (`_runsInline` relies on the order).

@@ -19,6 +19,9 @@ extension Task {
     ///   - executor: where the closure runs (default: inline on the completing thread).
     ///   - cancellationToken: cancelling it cancels the returned task at once, and the
     ///     closure never runs if it has not started.
+    ///   - file: Where the returned task is created: reported with its error if nobody
+    ///     observes it (see ``TaskDiagnostics``).
+    ///   - line: The line that goes with `file`.
     ///   - continuation: receives this (completed) task.
     @inlinable
     @discardableResult
@@ -115,7 +118,7 @@ extension Task {
         )
     }
 
-    /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)-(_,_,_,_,(any Error)->T)``,
+    /// Like ``continueOnErrorWith(_:cancellationToken:file:line:continuation:)-(_,_,_,_,(Error)->T)``,
     /// but the closure returns a task, which is unwrapped.
     @inlinable
     @discardableResult

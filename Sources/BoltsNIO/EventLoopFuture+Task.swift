@@ -7,7 +7,7 @@ extension EventLoopFuture where Value: Sendable {
     /// | the future | the task |
     /// | --- | --- |
     /// | succeeds | ends with the value |
-    /// | fails with ``Bolts/CancelledError`` or Swift's `CancellationError` | is cancelled |
+    /// | fails with ``/Bolts/CancelledError`` or Swift's `CancellationError` | is cancelled |
     /// | fails with any other error | is faulted with that error |
     ///
     /// - Parameter cancellationToken: Cancelling it cancels the task at once (SwiftNIO

@@ -8,7 +8,7 @@ extension Task {
     /// | --- | --- |
     /// | with a value | succeeds with it |
     /// | with an error | fails with that error (which counts as observed: it is handed on) |
-    /// | cancelled | fails with ``Bolts/CancelledError`` (which turns back into a cancelled task in ``NIOCore/EventLoopFuture/boltsTask(cancellationToken:)``) |
+    /// | cancelled | fails with ``/Bolts/CancelledError`` (which turns back into a cancelled task in ``NIOCore/EventLoopFuture/boltsTask(cancellationToken:)``) |
     ///
     /// The future's callbacks run on `eventLoop`, as with any future of that loop. The task
     /// is not retained beyond its completion.

@@ -3,7 +3,7 @@ import Logging
 
 extension TaskDiagnostics {
     /// Logs every unobserved task error to `logger`: installs a handler with
-    /// ``Bolts/TaskDiagnostics/setUnobservedErrorHandler(_:)``, replacing the one set
+    /// ``/Bolts/TaskDiagnostics/setUnobservedErrorHandler(_:)``, replacing the one set
     /// before (call `setUnobservedErrorHandler(nil)` to stop).
     ///
     /// Each faulted task that is deallocated without anyone reading its error becomes one

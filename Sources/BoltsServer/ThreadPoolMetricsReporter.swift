@@ -2,7 +2,7 @@ import Bolts
 import CoreMetrics
 import Synchronization
 
-/// Exports a ``Bolts/ThreadPool``'s counters (``Bolts/ThreadPool/Metrics``) through
+/// Exports a ``/Bolts/ThreadPool``'s counters (``/Bolts/ThreadPool/Metrics``) through
 /// swift-metrics, sampled on an interval.
 ///
 /// The pool keeps its counters whatever happens (per-worker words, summed when read); the

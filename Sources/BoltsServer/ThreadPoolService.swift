@@ -2,7 +2,7 @@ import Bolts
 import Logging
 import ServiceLifecycle
 
-/// A ``Bolts/ThreadPool`` as a swift-service-lifecycle `Service`: the pool serves until the
+/// A ``/Bolts/ThreadPool`` as a swift-service-lifecycle `Service`: the pool serves until the
 /// service group shuts down gracefully, then stops taking jobs, runs every job it holds,
 /// and ends.
 ///
@@ -24,11 +24,11 @@ import ServiceLifecycle
 ///
 /// | event | the pool | `run()` |
 /// | --- | --- | --- |
-/// | graceful shutdown | ``Bolts/ThreadPool/shutdown(wait:)``: other threads' jobs are refused (``Bolts/ThreadPool/execute(_:)`` runs them on the submitting thread, ``Bolts/ThreadPool/tryExecute(_:)`` throws); every queued job runs, and so does the work those jobs hand to the pool | returns once every worker has exited |
+/// | graceful shutdown | ``/Bolts/ThreadPool/shutdown(wait:)``: other threads' jobs are refused (``/Bolts/ThreadPool/execute(_:)`` runs them on the submitting thread, ``/Bolts/ThreadPool/tryExecute(_:)`` throws); every queued job runs, and so does the work those jobs hand to the pool | returns once every worker has exited |
 /// | cancellation before that | shut down the same way, and drains in the background | throws `CancellationError` at once |
 /// | cancellation while draining | goes on draining in the background | throws `CancellationError` at once |
 ///
-/// No job is dropped in any case. Jobs of a ``Bolts/SerialPoolExecutor`` on the pool
+/// No job is dropped in any case. Jobs of a ``/Bolts/SerialPoolExecutor`` on the pool
 /// (an actor's, for one) are pool jobs and drain with it, in order; a serial executor has
 /// no lifecycle of its own, so it needs no service.
 ///
@@ -56,7 +56,7 @@ public struct ThreadPoolService: Service, CustomStringConvertible {
     ///     ``ThreadPoolMetricsReporter``); none by default.
     ///   - logger: Where the service writes, at `debug` level, when the pool stops taking
     ///     jobs and when it has drained; none by default.
-    /// - Throws: ``ThreadPoolServiceError/sharedPool`` for ``Bolts/ThreadPool/shared``, which
+    /// - Throws: ``ThreadPoolServiceError/sharedPool`` for ``/Bolts/ThreadPool/shared``, which
     ///   is never shut down and so cannot end with a service group.
     /// - Precondition: `metrics`, if given, reports on `pool`.
     public init(
@@ -125,7 +125,7 @@ public struct ThreadPoolService: Service, CustomStringConvertible {
 
 /// Why a ``ThreadPoolService`` cannot run a pool.
 public enum ThreadPoolServiceError: Error, Equatable, CustomStringConvertible {
-    /// The pool is ``Bolts/ThreadPool/shared``, which is never shut down.
+    /// The pool is ``/Bolts/ThreadPool/shared``, which is never shut down.
     case sharedPool
     /// The pool had been shut down before the service started.
     case alreadyShutDown(name: String)
