@@ -21,18 +21,16 @@ enum ConcurrencyWorkloads {
         var body: @Sendable (Int) async throws -> Void
     }
 
-    /// Tasks outstanding at most in the windowed spawn workloads: a steady state, not a
-    /// heap of tens of thousands of task objects (whose page faults would dominate).
-    static let window = 256
+    /// Tasks per batch in the batched spawn workloads: the spawner starts a batch and
+    /// suspends until its last task has run, a steady state rather than a heap of tens of
+    /// thousands of task objects (whose page faults would dominate).
+    static let batchSize = 256
 
     static let all: [Workload] = [
-        Workload(name: "Task {} (at most 256 in flight)", iterations: 100_000, unit: "task") { n in
-            let counter = Counter()
-            for i in 0..<n {
-                while i - counter.value > window { await _Concurrency.Task.yield() }
-                _Concurrency.Task { counter.add() }
+        Workload(name: "Task {} (batches of 256)", iterations: 100_000, unit: "task") { n in
+            for _ in 0..<max(1, n / batchSize) {
+                await Batch.run { batch in _Concurrency.Task { batch.done() } }
             }
-            while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "Task {} (10,000 spawned at once)", iterations: 10_000, unit: "task") { n in
             let counter = Counter()
@@ -75,15 +73,11 @@ enum ConcurrencyWorkloads {
             for _ in 0..<n { sum &+= await actor.next() }
             blackHole(sum)
         },
-        Workload(name: "Task(executorPreference: pool) {} (at most 256 in flight)", iterations: 100_000, unit: "task") {
-            n in
-            let counter = Counter()
+        Workload(name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
             let pool = ThreadPool.shared
-            for i in 0..<n {
-                while i - counter.value > window { await _Concurrency.Task.yield() }
-                _Concurrency.Task(executorPreference: pool) { counter.add() }
+            for _ in 0..<max(1, n / batchSize) {
+                await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
             }
-            while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
             let pool = ThreadPool.shared
@@ -180,6 +174,31 @@ enum ConcurrencyWorkloads {
 /// Where a workload's task leaves its time for the blocked thread that waits on it.
 private final class ResultBox: Sendable {
     let result = Mutex<Result<Double, any Error>?>(nil)
+}
+
+/// A batch of `ConcurrencyWorkloads.batchSize` tasks; the spawner suspends until the last
+/// one has called `done()`.
+///
+/// `@unchecked Sendable`: `continuation` is written once, before any task of the batch is
+/// spawned (spawning publishes it to them), and read only by the task whose decrement
+/// took `remaining` to zero.
+private final class Batch: @unchecked Sendable {
+    private let remaining = Atomic<Int>(ConcurrencyWorkloads.batchSize)
+    private var continuation: UnsafeContinuation<Void, Never>?
+
+    static func run(_ spawn: (Batch) -> Void) async {
+        let batch = Batch()
+        await withUnsafeContinuation { continuation in
+            batch.continuation = continuation
+            for _ in 0..<ConcurrencyWorkloads.batchSize { spawn(batch) }
+        }
+    }
+
+    func done() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            continuation.unsafelyUnwrapped.resume()
+        }
+    }
 }
 
 private final class Counter: Sendable {
