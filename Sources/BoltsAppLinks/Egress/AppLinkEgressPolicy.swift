@@ -15,7 +15,7 @@
 /// | ``Category/benchmarking`` | `198.18.0.0/15` | `2001:2::/48` |
 /// | ``Category/multicast`` | `224.0.0.0/4` | `ff00::/8` |
 /// | ``Category/broadcast`` | `255.255.255.255/32` | |
-/// | ``Category/reserved`` | `192.0.0.0/24`, `192.88.99.0/24`, `240.0.0.0/4` | `::/96` (IPv4-compatible), `2001::/23` (but Teredo), `5f00::/16`, and everything outside `2000::/3` |
+/// | ``Category/reserved`` | `192.0.0.0/24`, `192.88.99.0/24`, `240.0.0.0/4` | `::/96` (IPv4-compatible), `2001::/23` (but Teredo), and everything outside `2000::/3` (`100::/64`, `5f00::/16`…) |
 ///
 /// Addresses that carry an IPv4 address are judged by it: an IPv4-mapped address (`::ffff:0:0/96`) is its IPv4
 /// address in every respect (also for ``allowedRanges``); a NAT64 address (`64:ff9b::/96`), a 6to4 address
@@ -197,8 +197,7 @@ public struct AppLinkEgressPolicy: Sendable, Hashable {
 
     /// Refused IPv6 blocks that contain a translation prefix, checked after it.
     static let ipv6LateBlocks: [(AppLinkIPRange, Category)] = [
-        ("2001::/23", .reserved),
-        ("5f00::/16", .reserved),
+        ("2001::/23", .reserved)
     ]
 
     static let nat64: AppLinkIPRange = "64:ff9b::/96"
