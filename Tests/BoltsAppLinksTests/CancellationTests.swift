@@ -50,11 +50,11 @@ struct CancellationTests {
         #expect(server.requests.isEmpty)
     }
 
-    @Test func cancellingBeforeTheResponseEndsTheTaskAtOnce() async throws {
-        let server = try TestHTTPServer { [html] _ in
-            var response = TestHTTPServer.Response.html(html)
-            response.delay = 2
-            return response
+    @Test func cancellingBeforeTheResponseEndsTheTaskAtOnceAndStopsTheTransferWhenItsHeadArrives() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(
+                headers: [("Content-Type", "text/html")], delay: 1, streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
+                chunkSize: 4096)
         }
         defer { server.stop() }
         let source = CancellationTokenSource()
@@ -65,6 +65,9 @@ struct CancellationTests {
         source.cancel()
         #expect(task.cancelled, "cancelled before cancel() returns")
         #expect(try await ended.value.timeIntervalSince(cancelledAt) < 0.1)
+        // The head could still have been a redirect, so the transfer was only abandoned; once the head shows a
+        // page, the fetcher stops it (the body would take 256 × 50 ms).
+        #expect(await eventually(within: 6) { server.hangUps == 1 })
     }
 
     @Test func cancellingDuringTheBodyStopsTheTransfer() async throws {
