@@ -106,9 +106,9 @@ struct CancellationTests {
         // The client traps if a transfer is cancelled while its redirect callback is in flight; cancel at many
         // points around the redirect to make sure the fetcher never does that.
         let server = try TestHTTPServer { request in
-            if request.path.hasPrefix("/hop") {
+            if request.path.hasPrefix("/hop") || request.path == "/slowhop" {
                 var response = TestHTTPServer.Response.redirect(to: "/next" + request.path)
-                response.delay = 0.05
+                response.delay = request.path == "/slowhop" ? 0.5 : 0.05
                 return response
             }
             var response = TestHTTPServer.Response.html("<meta property='al:ios:url' content='x://y'>")
@@ -117,6 +117,11 @@ struct CancellationTests {
         }
         defer { server.stop() }
         let resolver = loopbackResolver()
+        // Cancelled with no suspension in between, long before its redirect (500 ms) can arrive.
+        let early = CancellationTokenSource()
+        let slow = resolver.page(from: server.url("/slowhop"), cancellationToken: early.token)
+        early.cancel()
+        #expect(slow.cancelled)
         var tasks: [Task<AppLinkPage>] = []
         for attempt in 0..<12 {
             let source = CancellationTokenSource()
@@ -126,10 +131,10 @@ struct CancellationTests {
             #expect(task.cancelled)
             tasks.append(task)
         }
-        // A resolution cancelled before its redirect arrived never asks for the redirect's target: with a
-        // cancellation at 0 ms, the first hop cannot have answered (it waits 50 ms).
-        try await _Concurrency.Task.sleep(nanoseconds: 600_000_000)
-        #expect(!server.requests.map(\.path).contains("/next/hop0"))
+        // A resolution cancelled before its redirect arrived never asks for the redirect's target.
+        try await _Concurrency.Task.sleep(nanoseconds: 900_000_000)
+        #expect(server.requests.map(\.path).contains("/slowhop"))
+        #expect(!server.requests.map(\.path).contains("/next/slowhop"))
         #expect(tasks.allSatisfy { $0.cancelled })
     }
 
