@@ -2,6 +2,7 @@
 // Built by Fuzz/run.sh together with the Bolts-free sources of BoltsAppLinks; no input may crash it, and every
 // address must survive a round trip through its text.
 
+/// libFuzzer's entry point: one input, as text and as raw address bytes.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzEgress(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let buffer = UnsafeBufferPointer(start: data, count: size)

@@ -196,7 +196,8 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
             guard let response = task.result else { return }
             do {
                 if let next = try redirectTarget(of: response, chain: chain) {
-                    follow(next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, resolution: resolution)
+                    follow(
+                        next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, resolution: resolution)
                 } else {
                     resolution.end(result: try page(from: response, sourceURL: sourceURL))
                 }

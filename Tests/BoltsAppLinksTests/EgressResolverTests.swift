@@ -76,8 +76,14 @@ struct EgressResolverTests {
         }
         #expect(refusal.address == AppLinkIPAddress("127.0.0.1"))
         let system = SystemAppLinkHostResolver()
-        #expect(try await system.addresses(forHost: "0x7f.0.0.1", cancellationToken: nil).value == [AppLinkIPAddress("127.0.0.1")!])
-        #expect(try await system.addresses(forHost: "2130706433", cancellationToken: nil).value == [AppLinkIPAddress("127.0.0.1")!])
+        #expect(
+            try await system.addresses(forHost: "0x7f.0.0.1", cancellationToken: nil).value == [
+                AppLinkIPAddress("127.0.0.1")!
+            ])
+        #expect(
+            try await system.addresses(forHost: "2130706433", cancellationToken: nil).value == [
+                AppLinkIPAddress("127.0.0.1")!
+            ])
         #expect(try await system.addresses(forHost: "::1", cancellationToken: nil).value == [AppLinkIPAddress("::1")!])
     }
 
@@ -104,7 +110,8 @@ struct EgressResolverTests {
         let fetcher = CannedFetcher([
             start.absoluteString: .success(
                 AppLinkHTTPResponse(
-                    url: start, statusCode: 302, headers: ["Location": "http://rebind.example/meta-data"], body: Data()))
+                    url: start, statusCode: 302, headers: ["Location": "http://rebind.example/meta-data"], body: Data())
+            )
         ])
         let hosts = StubHostResolver(["public.example": ["8.8.4.4"], "rebind.example": ["::ffff:169.254.169.254"]])
         let resolver = HTMLAppLinkResolver(fetcher: fetcher, hostResolver: hosts)
@@ -138,7 +145,8 @@ struct EgressResolverTests {
             url.absoluteString: .success(AppLinkHTTPResponse(url: url, statusCode: 200, headers: [:], body: Data()))
         ])
         let hosts = StubHostResolver([:])
-        let resolver = HTMLAppLinkResolver(fetcher: fetcher, configuration: .init(egressPolicy: .allowAll), hostResolver: hosts)
+        let resolver = HTMLAppLinkResolver(
+            fetcher: fetcher, configuration: .init(egressPolicy: .allowAll), hostResolver: hosts)
         _ = try await resolver.appLink(from: url).value
         #expect(hosts.lookups.isEmpty)
         #expect(fetcher.requests.first?.connectAddresses == [])

@@ -44,7 +44,8 @@ struct FetcherTests {
                     headers: ["Content-Type": "text/html"], body: html)),
         ])
         let resolver = HTMLAppLinkResolver(
-            fetcher: fetcher, configuration: .init(timeout: 7, maximumResponseSize: 1000, additionalHeaders: ["X-A": "1"]),
+            fetcher: fetcher,
+            configuration: .init(timeout: 7, maximumResponseSize: 1000, additionalHeaders: ["X-A": "1"]),
             hostResolver: exampleHosts)
         let link = try await resolver.appLink(from: start, platform: .android).value
         #expect(link.targets == [AppLinkTarget(url: URL(string: "ex://a"), package: "com.example")])
@@ -57,7 +58,8 @@ struct FetcherTests {
     @Test func foreignErrorsFromAClientBecomeNetworkFailures() async throws {
         let url = URL(string: "https://example.com/x")!
         let fetcher = CannedFetcher([url.absoluteString: .failure(CustomClientError())])
-        let error = await resolutionError(of: HTMLAppLinkResolver(fetcher: fetcher, hostResolver: exampleHosts).appLink(from: url))
+        let error = await resolutionError(
+            of: HTMLAppLinkResolver(fetcher: fetcher, hostResolver: exampleHosts).appLink(from: url))
         guard case .network(let failed, let underlying) = error else {
             Issue.record("expected a network failure, got \(String(describing: error))")
             return

@@ -172,7 +172,8 @@ public struct AppLinkIPAddress: Sendable, Hashable, Comparable, CustomStringConv
                     groups.append(UInt16(value & 0xffff))
                     continue
                 }
-                guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit), let group = UInt16(piece, radix: 16)
+                guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit),
+                    let group = UInt16(piece, radix: 16)
                 else { return nil }
                 groups.append(group)
             }
