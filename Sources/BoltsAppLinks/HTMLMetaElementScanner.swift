@@ -42,4 +42,11 @@ public enum HTMLMetaElementScanner {
         var builder = HTMLMetaTreeBuilder(tokenizer: HTMLTokenizer(html))
         return builder.run()
     }
+
+    /// The `<meta>` elements of `html` for the charset prescan: like ``metaElements(in:)``, but a `<frameset>`
+    /// drops nothing (a browser's prescan reads the bytes before any tree exists).
+    static func metaElementsForPrescan(in html: String) -> [HTMLMetaElement] {
+        var builder = HTMLMetaTreeBuilder(tokenizer: HTMLTokenizer(html), modelsFramesets: false)
+        return builder.run()
+    }
 }

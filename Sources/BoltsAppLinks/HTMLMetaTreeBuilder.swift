@@ -43,6 +43,8 @@ struct HTMLMetaTreeBuilder {
     }
 
     var tokenizer: HTMLTokenizer
+    /// False for the charset prescan, which reads every `<meta>` of the first bytes whatever a `<frameset>` does.
+    let modelsFramesets: Bool
     var mode = Mode.beforeBody
     var framesetOK = true
     var open: [Element] = []
@@ -52,8 +54,9 @@ struct HTMLMetaTreeBuilder {
     var firstBodyMeta = 0
     var result: [HTMLMetaElement] = []
 
-    init(tokenizer: HTMLTokenizer) {
+    init(tokenizer: HTMLTokenizer, modelsFramesets: Bool = true) {
         self.tokenizer = tokenizer
+        self.modelsFramesets = modelsFramesets
     }
 
     static let voidElements: Set<String> = [
@@ -192,7 +195,7 @@ struct HTMLMetaTreeBuilder {
         if mode == .beforeBody, !insideTemplate {
             switch name {
             case "frameset":
-                startFrameset()
+                if modelsFramesets { startFrameset() }
                 return
             case "body":
                 enterBody()
@@ -206,7 +209,7 @@ struct HTMLMetaTreeBuilder {
         }
         if mode == .inBody {
             if name == "frameset" {
-                if framesetOK, !insideTemplate {
+                if modelsFramesets, framesetOK, !insideTemplate {
                     result.removeSubrange(min(firstBodyMeta, result.count)...)
                     open.removeAll()
                     startFrameset()

@@ -76,6 +76,15 @@ struct CharsetTests {
         #expect(decoded.text == text)
     }
 
+    @Test func thePrescanReadsACharsetInsideAFramesetThatTheDocumentDrops() {
+        // A browser's prescan reads bytes before any tree exists; the frameset drops the element from the DOM only.
+        let bytes = Array("<frameset><meta charset=\"windows-1252\"><meta property='al:a' content='Caf".utf8) + [0xE9]
+        let decoded = HTMLTextDecoding.decode(Data(bytes + Array("'></frameset>".utf8)), contentType: nil)
+        #expect(decoded.encoding == .windows1252)
+        #expect(decoded.text.contains("Café"))
+        #expect(HTMLMetaElementScanner.metaElements(in: decoded.text).isEmpty)
+    }
+
     @Test func metaDeclaringUTF16MeansUTF8() {
         let text = "<meta charset=utf-16><meta property='al:a' content='ß'>"
         let decoded = HTMLTextDecoding.decode(Data(text.utf8), contentType: nil)
