@@ -73,26 +73,13 @@ enum ConcurrencyOnPool {
         return Outcome(rows: rows, goals: goals(rows), error: nil)
     }
 
-    private struct ChildFailed: Error, CustomStringConvertible {
-        var description: String
-    }
-
     private static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws
         -> ConcurrencyWorkloads.Measured
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments =
+        let data = try runBenchmarkChild(
             ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)"]
-            + (quick ? ["--quick"] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ChildFailed(description: "the \(installed ? "installed" : "default") child failed (\(process.terminationStatus))")
-        }
+                + (quick ? ["--quick"] : [])
+        )
         return try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
     }
 

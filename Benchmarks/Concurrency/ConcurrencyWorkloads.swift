@@ -38,16 +38,7 @@ enum ConcurrencyWorkloads {
             while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
-            var sum = 0
-            for _ in 0..<max(1, n / 1000) {
-                sum &+= await withTaskGroup(of: Int.self) { group in
-                    for i in 0..<1000 { group.addTask { i } }
-                    var total = 0
-                    for await value in group { total &+= value }
-                    return total
-                }
-            }
-            blackHole(sum)
+            blackHole(await groupsOfAThousandChildren(n))
         },
         Workload(name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
             var sum = 0
@@ -80,20 +71,7 @@ enum ConcurrencyWorkloads {
             }
         },
         Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
-            let pool = ThreadPool.shared
-            let sum = await withTaskExecutorPreference(pool) {
-                var sum = 0
-                for _ in 0..<max(1, n / 1000) {
-                    sum &+= await withTaskGroup(of: Int.self) { group in
-                        for i in 0..<1000 { group.addTask { i } }
-                        var total = 0
-                        for await value in group { total &+= value }
-                        return total
-                    }
-                }
-                return sum
-            }
-            blackHole(sum)
+            blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
         },
         Workload(name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
             n in
@@ -234,6 +212,20 @@ private actor PoolActor {
         count &+= 1
         return count
     }
+}
+
+/// `n` task-group children (at least 1,000), in groups of 1,000; the sum of their values.
+private func groupsOfAThousandChildren(_ n: Int) async -> Int {
+    var sum = 0
+    for _ in 0..<max(1, n / 1000) {
+        sum &+= await withTaskGroup(of: Int.self) { group in
+            for i in 0..<1000 { group.addTask { i } }
+            var total = 0
+            for await value in group { total &+= value }
+            return total
+        }
+    }
+    return sum
 }
 
 @inline(never)

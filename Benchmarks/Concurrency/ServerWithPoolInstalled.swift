@@ -26,24 +26,10 @@ enum ServerWithPoolInstalled {
         exit(0)
     }
 
-    struct Failed: Error, CustomStringConvertible {
-        var description: String
-    }
-
     /// Runs the child with the same server settings as the main run.
     static func run(arguments: [String], watchdog: Watchdog) throws -> ServerBenchmark.Outcome {
         watchdog.beat("server scenario with the pool installed (child process)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--concurrency-child", childMode] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw Failed(description: "the child failed (status \(process.terminationStatus))")
-        }
+        let data = try runBenchmarkChild(["--concurrency-child", childMode] + arguments)
         return try JSONDecoder().decode(ServerBenchmark.Outcome.self, from: data)
     }
 
@@ -83,4 +69,28 @@ enum ServerWithPoolInstalled {
         }
         return text
     }
+}
+
+/// A child process of the benchmark failed.
+struct BenchmarkChildFailed: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs this benchmark executable again with `arguments` (a child mode) and returns what
+/// it printed on standard output; its standard error (progress) passes through.
+func runBenchmarkChild(_ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw BenchmarkChildFailed(
+            description: "\(arguments.joined(separator: " ")): exit \(process.terminationStatus)"
+        )
+    }
+    return data
 }
