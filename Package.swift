@@ -106,8 +106,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GlobalExecutorTests",
-            dependencies: ["GlobalExecutorChecks"],
+            dependencies: ["GlobalExecutorChecks", "CGlobalExecutorSwitch"],
             swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "CGlobalExecutorSwitch",
+            dependencies: ["CBoltsRuntime"],
+            path: "Tests/CGlobalExecutorSwitch"
         ),
         .testTarget(
             name: "BoltsAppLinksTests",

@@ -111,6 +111,29 @@ struct BenchmarksCommand: ParsableCommand {
         return values.map { $0! }
     }
 
+    /// The server scenario's settings from the options (shared with its child process).
+    var serverSettings: ServerBenchmark.Settings {
+        .init(
+            fanOuts: serverFanOuts ?? (quick ? [16] : [1, 16, 64]),
+            jobNanoseconds: serverJobNs ?? [300, 3_000],
+            rounds: serverRounds ?? (quick ? 1 : 3),
+            seconds: serverSeconds ?? (quick ? 1 : 5),
+            eventLoops: 2,
+            wrkThreads: 1,
+            connections: 32
+        )
+    }
+
+    /// The options that fix `serverSettings`, for the server scenario's child process.
+    var serverArguments: [String] {
+        let settings = serverSettings
+        return [
+            "--server-fan-outs", settings.fanOuts.map(String.init).joined(separator: ","),
+            "--server-job-ns", settings.jobNanoseconds.map(String.init).joined(separator: ","),
+            "--server-rounds", "\(settings.rounds)", "--server-seconds", "\(settings.seconds)",
+        ]
+    }
+
     func validate() throws {
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
@@ -121,6 +144,9 @@ struct BenchmarksCommand: ParsableCommand {
     func run() throws {
         // A child process of the "Swift Concurrency on the Bolts pool" section: it must
         // install the pool (or not) before anything else starts a Swift task.
+        if concurrencyChild == ServerWithPoolInstalled.childMode {
+            try ServerWithPoolInstalled.runChild(settings: serverSettings)
+        }
         if let concurrencyChild {
             try ConcurrencyWorkloads.runChild(
                 installed: concurrencyChild == "installed",
@@ -156,18 +182,7 @@ struct BenchmarksCommand: ParsableCommand {
         )
         let serverPeers = ServerBenchmark.peers(matching: filter)
         let concurrencyWanted = ConcurrencyOnPool.isSelected(by: filter)
-        let server = ServerBenchmark(
-            settings: .init(
-                fanOuts: serverFanOuts ?? (quick ? [16] : [1, 16, 64]),
-                jobNanoseconds: serverJobNs ?? [300, 3_000],
-                rounds: serverRounds ?? (quick ? 1 : 3),
-                seconds: serverSeconds ?? (quick ? 1 : 5),
-                eventLoops: 2,
-                wrkThreads: 1,
-                connections: 32
-            ),
-            peers: serverPeers
-        )
+        let server = ServerBenchmark(settings: serverSettings, peers: serverPeers)
         if list {
             for comparison in taskOperations + executors {
                 print("\(comparison.group): \(comparison.operation)")
@@ -219,6 +234,15 @@ struct BenchmarksCommand: ParsableCommand {
             progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
             serverOutcome = server.run(progress: progress, watchdog: runner.watchdog)
         }
+        var serverInstalledOutcome: ServerBenchmark.Outcome?
+        if serverPeers.contains(.concurrencyTaskGroup), serverOutcome?.skipped == nil {
+            progress.update("\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
+            do {
+                serverInstalledOutcome = try ServerWithPoolInstalled.run(arguments: serverArguments, watchdog: runner.watchdog)
+            } catch {
+                writeError("warning: the server scenario with the pool installed failed: \(error)\n")
+            }
+        }
         progress.finish()
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
@@ -231,6 +255,7 @@ struct BenchmarksCommand: ParsableCommand {
                 settings: settings,
                 countsAllocations: countsAllocations
             ) + (concurrencyOutcome.map(ConcurrencyOnPool.render) ?? "") + (serverOutcome.map(ServerReport.render) ?? "")
+                + (serverInstalledOutcome.map { ServerWithPoolInstalled.render(installed: $0, main: serverOutcome) } ?? "")
         )
 
         if let json {
@@ -247,6 +272,7 @@ struct BenchmarksCommand: ParsableCommand {
                 results: results,
                 goals: goals,
                 server: serverOutcome,
+                serverWithPoolInstalled: serverInstalledOutcome,
                 concurrency: concurrencyOutcome
             )
             try report.write(to: json)

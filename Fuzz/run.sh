@@ -17,14 +17,15 @@ runs="${FUZZ_RUNS:-200000}"
 work="${FUZZ_WORK_DIR:-$(mktemp -d -t bolts-fuzz.XXXXXX)}"
 mkdir -p "$work"
 
-# The parsers' sources: every file of the module that does not import Bolts.
-mapfile -t library < <(grep -L '^import Bolts' "$sources"/*.swift | sort)
+# The parsers' sources: every file of the module (subfolders included) that does not import Bolts.
+mapfile -t library < <(find "$sources" -name '*.swift' -print0 | xargs -0 grep -L '^import Bolts' | sort)
 
 status=0
-for target in html payload; do
+for target in html payload egress; do
     case "$target" in
         html) entry="$here/FuzzHTML.swift" ;;
         payload) entry="$here/FuzzPayload.swift" ;;
+        egress) entry="$here/FuzzEgress.swift" ;;
     esac
     binary="$work/fuzz-$target"
     echo "== building $target"

@@ -73,26 +73,13 @@ enum ConcurrencyOnPool {
         return Outcome(rows: rows, goals: goals(rows), error: nil)
     }
 
-    private struct ChildFailed: Error, CustomStringConvertible {
-        var description: String
-    }
-
     private static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws
         -> ConcurrencyWorkloads.Measured
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments =
+        let data = try runBenchmarkChild(
             ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)"]
-            + (quick ? ["--quick"] : [])
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ChildFailed(description: "the \(installed ? "installed" : "default") child failed (\(process.terminationStatus))")
-        }
+                + (quick ? ["--quick"] : [])
+        )
         return try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
     }
 
@@ -109,7 +96,7 @@ enum ConcurrencyOnPool {
             guard let r = row(prefix), let s = r.speedUp else { return }
             goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
         }
-        speedUp("Task {} (at most", atLeast: 2, "pool installed: unstructured Task {} ≥ 2× faster than the default executor")
+        speedUp("Task {} (batches", atLeast: 2, "pool installed: unstructured Task {} ≥ 2× faster than the default executor")
         speedUp("task-group child (1", atLeast: 1.5, "pool installed: task-group children ≥ 1.5× faster")
         speedUp("Task { } + await value", atLeast: 1, "pool installed: an await round trip no slower (≥ 1.0×)")
         // The pool as a task executor, against the default executor's same workload (both
@@ -119,7 +106,7 @@ enum ConcurrencyOnPool {
             let s = t / m
             goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
         }
-        versus("Task(executorPreference", "Task {} (at most", atLeast: 1.5,
+        versus("Task(executorPreference", "Task {} (batches", atLeast: 1.5,
                "preferred pool: unstructured tasks ≥ 1.5× faster than the default executor's")
         versus("task-group child under", "task-group child (1", atLeast: 1.5,
                "preferred pool: task-group children ≥ 1.5× faster than the default executor's")

@@ -21,18 +21,16 @@ enum ConcurrencyWorkloads {
         var body: @Sendable (Int) async throws -> Void
     }
 
-    /// Tasks outstanding at most in the windowed spawn workloads: a steady state, not a
-    /// heap of tens of thousands of task objects (whose page faults would dominate).
-    static let window = 256
+    /// Tasks per batch in the batched spawn workloads: the spawner starts a batch and
+    /// suspends until its last task has run, a steady state rather than a heap of tens of
+    /// thousands of task objects (whose page faults would dominate).
+    static let batchSize = 256
 
     static let all: [Workload] = [
-        Workload(name: "Task {} (at most 256 in flight)", iterations: 100_000, unit: "task") { n in
-            let counter = Counter()
-            for i in 0..<n {
-                while i - counter.value > window { await _Concurrency.Task.yield() }
-                _Concurrency.Task { counter.add() }
+        Workload(name: "Task {} (batches of 256)", iterations: 100_000, unit: "task") { n in
+            for _ in 0..<max(1, n / batchSize) {
+                await Batch.run { batch in _Concurrency.Task { batch.done() } }
             }
-            while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "Task {} (10,000 spawned at once)", iterations: 10_000, unit: "task") { n in
             let counter = Counter()
@@ -40,16 +38,7 @@ enum ConcurrencyWorkloads {
             while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
-            var sum = 0
-            for _ in 0..<max(1, n / 1000) {
-                sum &+= await withTaskGroup(of: Int.self) { group in
-                    for i in 0..<1000 { group.addTask { i } }
-                    var total = 0
-                    for await value in group { total &+= value }
-                    return total
-                }
-            }
-            blackHole(sum)
+            blackHole(await groupsOfAThousandChildren(n))
         },
         Workload(name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
             var sum = 0
@@ -75,31 +64,14 @@ enum ConcurrencyWorkloads {
             for _ in 0..<n { sum &+= await actor.next() }
             blackHole(sum)
         },
-        Workload(name: "Task(executorPreference: pool) {} (at most 256 in flight)", iterations: 100_000, unit: "task") {
-            n in
-            let counter = Counter()
+        Workload(name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
             let pool = ThreadPool.shared
-            for i in 0..<n {
-                while i - counter.value > window { await _Concurrency.Task.yield() }
-                _Concurrency.Task(executorPreference: pool) { counter.add() }
+            for _ in 0..<max(1, n / batchSize) {
+                await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
             }
-            while counter.value < n { await _Concurrency.Task.yield() }
         },
         Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
-            let pool = ThreadPool.shared
-            let sum = await withTaskExecutorPreference(pool) {
-                var sum = 0
-                for _ in 0..<max(1, n / 1000) {
-                    sum &+= await withTaskGroup(of: Int.self) { group in
-                        for i in 0..<1000 { group.addTask { i } }
-                        var total = 0
-                        for await value in group { total &+= value }
-                        return total
-                    }
-                }
-                return sum
-            }
-            blackHole(sum)
+            blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
         },
         Workload(name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
             n in
@@ -182,6 +154,31 @@ private final class ResultBox: Sendable {
     let result = Mutex<Result<Double, any Error>?>(nil)
 }
 
+/// A batch of `ConcurrencyWorkloads.batchSize` tasks; the spawner suspends until the last
+/// one has called `done()`.
+///
+/// `@unchecked Sendable`: `continuation` is written once, before any task of the batch is
+/// spawned (spawning publishes it to them), and read only by the task whose decrement
+/// took `remaining` to zero.
+private final class Batch: @unchecked Sendable {
+    private let remaining = Atomic<Int>(ConcurrencyWorkloads.batchSize)
+    private var continuation: UnsafeContinuation<Void, Never>?
+
+    static func run(_ spawn: (Batch) -> Void) async {
+        let batch = Batch()
+        await withUnsafeContinuation { continuation in
+            batch.continuation = continuation
+            for _ in 0..<ConcurrencyWorkloads.batchSize { spawn(batch) }
+        }
+    }
+
+    func done() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+            continuation.unsafelyUnwrapped.resume()
+        }
+    }
+}
+
 private final class Counter: Sendable {
     private let count = Atomic<Int>(0)
     func add() { count.add(1, ordering: .relaxed) }
@@ -215,6 +212,20 @@ private actor PoolActor {
         count &+= 1
         return count
     }
+}
+
+/// `n` task-group children (at least 1,000), in groups of 1,000; the sum of their values.
+private func groupsOfAThousandChildren(_ n: Int) async -> Int {
+    var sum = 0
+    for _ in 0..<max(1, n / 1000) {
+        sum &+= await withTaskGroup(of: Int.self) { group in
+            for i in 0..<1000 { group.addTask { i } }
+            var total = 0
+            for await value in group { total &+= value }
+            return total
+        }
+    }
+    return sum
 }
 
 @inline(never)

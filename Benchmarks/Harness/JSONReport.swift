@@ -44,6 +44,9 @@ struct JSONReport: Codable {
     var goals: [GoalCheck]
     /// The server scenario: every wrk run, the per-configuration summaries and its goals.
     var server: ServerBenchmark.Outcome?
+    /// The server scenario's Swift Concurrency handler (and DispatchGroup) in a child
+    /// process with the pool installed as the global executor.
+    var serverWithPoolInstalled: ServerBenchmark.Outcome?
     /// Swift Concurrency with the default global executor and with the pool installed.
     var concurrency: ConcurrencyOnPool.Outcome?
 
@@ -53,8 +56,10 @@ struct JSONReport: Codable {
         results: [ComparisonResult],
         goals: [GoalCheck],
         server: ServerBenchmark.Outcome? = nil,
+        serverWithPoolInstalled: ServerBenchmark.Outcome? = nil,
         concurrency: ConcurrencyOnPool.Outcome? = nil
     ) {
+        self.serverWithPoolInstalled = serverWithPoolInstalled
         self.machine = machine
         self.server = server
         self.concurrency = concurrency

@@ -13,13 +13,22 @@ public struct AppLinkHTTPRequest: Sendable, Hashable {
     /// The largest body accepted; a larger one must fault with
     /// ``AppLinkResolutionError/responseTooLarge(url:limit:)`` without reading it all.
     public var maximumBodySize: Int
+    /// The addresses of the URL's host that the resolver's egress policy checked and allowed. A fetcher that can
+    /// choose where it connects should connect only to one of these (rather than look the name up again), which
+    /// closes the DNS-rebinding window between check and connection. Empty when nothing was checked (the policy
+    /// allows everything, or the request did not come from a resolver).
+    public var connectAddresses: [AppLinkIPAddress]
 
     /// Creates a request.
-    public init(url: URL, headers: [String: String], timeout: Double, maximumBodySize: Int) {
+    public init(
+        url: URL, headers: [String: String], timeout: Double, maximumBodySize: Int,
+        connectAddresses: [AppLinkIPAddress] = []
+    ) {
         self.url = url
         self.headers = headers
         self.timeout = timeout
         self.maximumBodySize = maximumBodySize
+        self.connectAddresses = connectAddresses
     }
 }
 
@@ -57,7 +66,28 @@ public struct AppLinkHTTPResponse: Sendable, Hashable {
 /// (``AppLinkResolutionError/timedOut(url:seconds:)``), oversize bodies
 /// (``AppLinkResolutionError/responseTooLarge(url:limit:)``) and transport failures
 /// (``AppLinkResolutionError/network(url:underlying:)``); any other error is reported as a network failure.
+///
+/// Cancellation: the resolver passes a token with each fetch. A fetcher should end its task cancelled as soon as
+/// the token is cancelled and stop its transfer; one that implements only ``fetch(_:)`` gets a default that ends
+/// the task cancelled at once and leaves the transfer to finish unobserved.
 public protocol AppLinkHTTPFetching: Sendable {
     /// Starts the request and returns a task for its response.
     func fetch(_ request: AppLinkHTTPRequest) -> Task<AppLinkHTTPResponse>
+
+    /// Starts the request; cancelling `cancellationToken` ends the task cancelled at once and stops the transfer
+    /// as far as the client allows.
+    func fetch(_ request: AppLinkHTTPRequest, cancellationToken: CancellationToken?) -> Task<AppLinkHTTPResponse>
+}
+
+extension AppLinkHTTPFetching {
+    /// The default for clients that cannot stop a transfer: ``fetch(_:)``, with a task that ends cancelled at once
+    /// when the token is cancelled (the transfer itself runs on and its outcome is dropped). A token that is
+    /// already cancelled starts nothing.
+    public func fetch(_ request: AppLinkHTTPRequest, cancellationToken: CancellationToken?)
+        -> Task<AppLinkHTTPResponse>
+    {
+        guard let cancellationToken else { return fetch(request) }
+        if cancellationToken.isCancellationRequested { return .cancelledTask() }
+        return fetch(request).continueWithTask(.immediate, cancellationToken: cancellationToken) { $0 }
+    }
 }

@@ -21,13 +21,16 @@ public enum AppLinkResolutionError: Error, Sendable, CustomStringConvertible, Lo
     case unsupportedScheme(url: URL)
     /// A `data:` URL that does not follow RFC 2397.
     case malformedDataURL(url: URL)
+    /// The egress policy refused an address of the URL's host (the first request or a redirect): nothing was sent
+    /// to it. `refusal` names the address, the refused block and its category.
+    case refusedAddress(url: URL, refusal: AppLinkEgressPolicy.Refusal)
 
     /// The URL the failure concerns.
     public var url: URL {
         switch self {
         case .network(let url, _), .timedOut(let url, _), .responseTooLarge(let url, _), .httpStatus(let url, _),
             .redirectLoop(let url, _), .tooManyRedirects(let url, _), .invalidRedirect(let url, _, _),
-            .unsupportedScheme(let url), .malformedDataURL(let url):
+            .unsupportedScheme(let url), .malformedDataURL(let url), .refusedAddress(let url, _):
             return url
         }
     }
@@ -55,6 +58,8 @@ public enum AppLinkResolutionError: Error, Sendable, CustomStringConvertible, Lo
             return "Cannot resolve \(url.absoluteString): only http, https and data URLs are supported"
         case .malformedDataURL(let url):
             return "Malformed data URL: \(url.absoluteString.prefix(200))"
+        case .refusedAddress(let url, let refusal):
+            return "Refused to connect to \(refusal) for \(url.absoluteString): the egress policy does not allow it"
         }
     }
 

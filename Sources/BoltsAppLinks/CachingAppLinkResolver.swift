@@ -37,38 +37,75 @@ public final class CachingAppLinkResolver: AppLinkResolving {
 
     /// The cached or shared task for `url` and `platform`, starting a resolution when there is none.
     public func appLink(from url: URL, platform: AppLinkPlatform) -> Task<AppLink> {
+        appLink(from: url, platform: platform, cancellationToken: nil)
+    }
+
+    /// The cached or shared task for `url` and `platform`, starting a resolution when there is none; cancelling
+    /// `cancellationToken` ends this caller's task cancelled at once.
+    ///
+    /// Callers of one shared resolution leave it one by one: the resolution (and its fetch) is cancelled when the
+    /// last caller still waiting cancels, never before, and never while a caller without a token waits (it cannot
+    /// leave). A caller that arrives after the resolution was cancelled starts a new one. A link already cached is
+    /// returned as it is.
+    public func appLink(from url: URL, platform: AppLinkPlatform, cancellationToken: CancellationToken?)
+        -> Task<AppLink>
+    {
+        if cancellationToken?.isCancellationRequested == true { return .cancelledTask() }
         let key = CacheKey(url: url.absoluteString, platform: platform)
         let now = clock()
-        let (task, source) = cache.withLock { table -> (Task<AppLink>, TaskCompletionSource<AppLink>?) in
+        let cancellable = cancellationToken != nil
+        let (flight, isNew) = cache.withLock { table -> (Flight, Bool) in
             if let entry = table.touch(key) {
-                if entry.task.completed == false { return (entry.task, nil) }
-                if let expiry = entry.expiresAt, expiry > now, entry.task.result != nil { return (entry.task, nil) }
+                if !entry.flight.task.completed, entry.flight.join(cancellable: cancellable) {
+                    return (entry.flight, false)
+                }
+                if entry.flight.task.completed, let expiry = entry.expiresAt, expiry > now,
+                    entry.flight.task.result != nil
+                {
+                    return (entry.flight, false)
+                }
                 table.remove(key)
             }
-            let source = TaskCompletionSource<AppLink>()
-            table.insert(key, CacheEntry(task: source.task, expiresAt: nil), limit: maximumEntries)
-            return (source.task, source)
+            let flight = Flight()
+            _ = flight.join(cancellable: cancellable)
+            table.insert(key, CacheEntry(flight: flight, expiresAt: nil), limit: maximumEntries)
+            return (flight, true)
         }
-        guard let source else { return task }
-        let resolved = resolver.appLink(from: url, platform: platform)
+        if isNew { start(flight, key: key, url: url, platform: platform) }
+        let shared = flight.task
+        guard let cancellationToken, !shared.completed else { return shared }
+        // Registered before the caller's own task is derived, so that on cancel the caller leaves the flight
+        // before its task ends; disposed once the shared task ends (the caller has nothing left to leave then).
+        let registration = cancellationToken.register { [weak self] in
+            guard flight.leave() else { return }
+            self?.forget(flight, key: key)
+            flight.stopResolution()
+        }
+        shared.continueWith(.immediate) { _ in registration.dispose() }
+        return shared.continueWithTask(.immediate, cancellationToken: cancellationToken) { $0 }
+    }
+
+    /// Runs the wrapped resolver for a new flight and publishes its outcome to the flight's callers.
+    private func start(_ flight: Flight, key: CacheKey, url: URL, platform: AppLinkPlatform) {
+        let resolved = resolver.appLink(from: url, platform: platform, cancellationToken: flight.stopToken)
         resolved.continueWith { [cache, clock, timeToLive] finished in
             cache.withLock { table in
-                guard table.entry(key)?.task === source.task else { return }
+                guard table.entry(key)?.flight === flight else { return }
                 if finished.result != nil {
                     table.setExpiry(key, clock() + timeToLive)
                 } else {
                     table.remove(key)
                 }
             }
-            if let value = finished.result {
-                source.set(result: value)
-            } else if let error = finished.error {
-                source.set(error: error)
-            } else {
-                source.cancel()
-            }
+            flight.finish(with: finished)
         }
-        return task
+    }
+
+    /// Drops `flight`'s entry if it is still the one cached for `key`.
+    private func forget(_ flight: Flight, key: CacheKey) {
+        cache.withLock { table in
+            if table.entry(key)?.flight === flight { table.remove(key) }
+        }
     }
 
     /// Forgets the links cached for `url` (every platform).
@@ -97,9 +134,69 @@ private struct CacheKey: Hashable {
 }
 
 private struct CacheEntry {
-    var task: Task<AppLink>
+    var flight: Flight
     /// Set when the link resolved; nil while in flight.
     var expiresAt: Double?
+}
+
+/// One resolution shared by the callers of one URL and platform, and who still waits for it.
+private final class Flight: Sendable {
+    private let source = TaskCompletionSource<AppLink>()
+    /// Cancelled when the last caller leaves: stops the wrapped resolver.
+    private let stop = CancellationTokenSource()
+    private let waiting = Locked(Waiting())
+
+    private struct Waiting {
+        /// Callers with a token that have not cancelled yet.
+        var cancellable = 0
+        /// A caller without a token joined: the flight can no longer be abandoned.
+        var pinned = false
+        /// The last caller left; nobody may join any more.
+        var abandoned = false
+    }
+
+    /// The task every caller shares.
+    var task: Task<AppLink> { source.task }
+    /// The token handed to the wrapped resolver.
+    var stopToken: CancellationToken { stop.token }
+
+    /// Adds a caller; false when the flight was abandoned (the caller must start a new one).
+    func join(cancellable: Bool) -> Bool {
+        waiting.withLock { waiting in
+            if waiting.abandoned { return false }
+            if cancellable { waiting.cancellable += 1 } else { waiting.pinned = true }
+            return true
+        }
+    }
+
+    /// Removes a caller that cancelled; true when it was the last one (the flight is then abandoned).
+    func leave() -> Bool {
+        waiting.withLock { waiting in
+            waiting.cancellable -= 1
+            guard waiting.cancellable == 0, !waiting.pinned, !waiting.abandoned, !source.task.completed else {
+                return false
+            }
+            waiting.abandoned = true
+            return true
+        }
+    }
+
+    /// Ends the shared task cancelled and stops the wrapped resolver.
+    func stopResolution() {
+        source.tryCancel()
+        stop.cancel()
+    }
+
+    /// Publishes the wrapped resolver's outcome (unless the flight was already cancelled).
+    func finish(with finished: Task<AppLink>) {
+        if let value = finished.result {
+            source.trySet(result: value)
+        } else if let error = finished.error {
+            source.trySet(error: error)
+        } else {
+            source.tryCancel()
+        }
+    }
 }
 
 /// A table with least-recently-used eviction: a dictionary of nodes linked in use order, O(1) per operation.

@@ -36,9 +36,27 @@ public struct AppLinkPage: Sendable, Hashable {
 /// with its declared charset (see ``HTMLTextDecoding``). `data:` URLs are decoded in memory; other schemes fault
 /// with ``AppLinkResolutionError/unsupportedScheme(url:)``.
 ///
-/// The task completes on the fetcher's completion thread (for the default fetcher, a `URLSession` delegate queue).
+/// ## Egress policy
+/// Before each request (the first and every redirect) the resolver finds the addresses of the URL's host (an
+/// address literal as it is, a name through its ``hostResolver``) and checks every one against
+/// ``Configuration/egressPolicy``; a refused address faults the resolution with
+/// ``AppLinkResolutionError/refusedAddress(url:refusal:)`` before anything connects. By default loopback, private,
+/// link-local and the other special-purpose blocks are refused (see ``AppLinkEgressPolicy``).
+///
+/// The checked addresses travel with the request (``AppLinkHTTPRequest/connectAddresses``). A fetcher that
+/// connects only to them closes the DNS-rebinding window (a name that answers a public address to the check and a
+/// private one to the connection). ``URLSessionAppLinkFetcher`` cannot: `URLSession` looks the name up again
+/// itself, so a host whose DNS changes its answer between the two lookups can still reach a refused address
+/// through it. Servers that resolve hostile URLs should plug in a fetcher that pins the checked address.
+///
+/// ## Cancellation
+/// Cancelling the token given to ``appLink(from:platform:cancellationToken:)`` or ``page(from:cancellationToken:)``
+/// ends the task cancelled at once and cancels the fetch in flight (see the fetcher for how it stops its transfer).
+///
+/// The task completes on the fetcher's completion thread (for the default fetcher, a `URLSession` delegate queue),
+/// or on the cancelling thread when it is cancelled.
 public struct HTMLAppLinkResolver: AppLinkResolving {
-    /// Limits and headers of a resolver.
+    /// Limits, headers and egress policy of a resolver.
     public struct Configuration: Sendable, Hashable {
         /// The most redirects followed in one resolution. Default 10.
         public var maximumRedirects: Int
@@ -48,18 +66,22 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         public var maximumResponseSize: Int
         /// Extra request headers (for example `User-Agent`); `Prefer-Html-Meta-Tags: al` is always sent.
         public var additionalHeaders: [String: String]
+        /// The addresses requests may go to. Default ``AppLinkEgressPolicy/default`` (public addresses only).
+        public var egressPolicy: AppLinkEgressPolicy
 
         /// Creates a configuration.
         public init(
             maximumRedirects: Int = 10,
             timeout: Double = 30,
             maximumResponseSize: Int = 2 * 1024 * 1024,
-            additionalHeaders: [String: String] = [:]
+            additionalHeaders: [String: String] = [:],
+            egressPolicy: AppLinkEgressPolicy = .default
         ) {
             self.maximumRedirects = maximumRedirects
             self.timeout = timeout
             self.maximumResponseSize = maximumResponseSize
             self.additionalHeaders = additionalHeaders
+            self.egressPolicy = egressPolicy
         }
     }
 
@@ -67,22 +89,42 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
     public let fetcher: any AppLinkHTTPFetching
     /// The limits.
     public let configuration: Configuration
+    /// How host names are turned into the addresses the egress policy checks.
+    public let hostResolver: any AppLinkHostResolving
 
-    /// Creates a resolver over `fetcher` (the shared `URLSession` client by default).
+    /// Creates a resolver over `fetcher` (the shared `URLSession` client by default), looking names up with
+    /// `hostResolver` (the system's `getaddrinfo` by default).
     public init(
-        fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared, configuration: Configuration = .init()
+        fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared,
+        configuration: Configuration = .init(),
+        hostResolver: any AppLinkHostResolving = SystemAppLinkHostResolver()
     ) {
         self.fetcher = fetcher
         self.configuration = configuration
+        self.hostResolver = hostResolver
     }
 
     /// Loads `url` and builds its link for `platform`.
     public func appLink(from url: URL, platform: AppLinkPlatform) -> Task<AppLink> {
-        page(from: url).continueOnSuccessWith { page in page.appLink(for: platform) }
+        appLink(from: url, platform: platform, cancellationToken: nil)
+    }
+
+    /// Loads `url` and builds its link for `platform`; cancelling `cancellationToken` ends the task cancelled at
+    /// once and stops the fetch.
+    public func appLink(from url: URL, platform: AppLinkPlatform, cancellationToken: CancellationToken?)
+        -> Task<AppLink>
+    {
+        page(from: url, cancellationToken: cancellationToken).continueOnSuccessWith { page in
+            page.appLink(for: platform)
+        }
     }
 
     /// Loads `url` and reads its App Link tags, without choosing a platform.
-    public func page(from url: URL) -> Task<AppLinkPage> {
+    ///
+    /// Cancelling `cancellationToken` ends the task cancelled at once (a token already cancelled gives a cancelled
+    /// task and starts nothing) and cancels the host lookup and fetch in flight.
+    public func page(from url: URL, cancellationToken: CancellationToken? = nil) -> Task<AppLinkPage> {
+        if cancellationToken?.isCancellationRequested == true { return .cancelledTask() }
         switch url.scheme?.lowercased() {
         case "data":
             guard let data = DataURL(url) else {
@@ -100,15 +142,19 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         // alive until the deadline.
         appLinkTimerQueue.asyncAfter(deadline: .now() + max(configuration.timeout, 0)) {
             [weak resolution, configuration] in
-            resolution?.source.trySet(
-                error: AppLinkResolutionError.timedOut(url: url, seconds: configuration.timeout))
+            resolution?.end(error: AppLinkResolutionError.timedOut(url: url, seconds: configuration.timeout))
         }
         let task = resolution.source.task
+        if let cancellationToken {
+            let registration = cancellationToken.register { [resolution] in resolution.cancel() }
+            task.continueWith(.immediate) { _ in registration.dispose() }
+        }
         follow(url, sourceURL: url, chain: [url], deadline: deadline, resolution: resolution)
         return task
     }
 
-    /// Fetches one hop of a resolution and either follows its redirect or finishes.
+    /// Checks one hop's destination against the egress policy, fetches it, and either follows its redirect or
+    /// finishes.
     private func follow(
         _ url: URL,
         sourceURL: URL,
@@ -117,39 +163,80 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         resolution: PendingResolution
     ) {
         let source = resolution.source
+        guard !source.task.completed else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now < deadline, !source.task.completed else {
-            source.trySet(error: AppLinkResolutionError.timedOut(url: sourceURL, seconds: configuration.timeout))
+        guard now < deadline else {
+            resolution.end(error: AppLinkResolutionError.timedOut(url: sourceURL, seconds: configuration.timeout))
             return
         }
-        var headers = configuration.additionalHeaders
-        headers["Prefer-Html-Meta-Tags"] = "al"
-        let request = AppLinkHTTPRequest(
-            url: url,
-            headers: headers,
-            timeout: Double(deadline - now) / 1e9,
-            maximumBodySize: configuration.maximumResponseSize
-        )
-        fetcher.fetch(request).continueWith { task in
+        let stop = resolution.stop.token
+        checkedAddresses(of: url, cancellationToken: stop).continueWithTask { check -> Task<AppLinkHTTPResponse> in
+            if check.cancelled { return .cancelledTask() }
+            if let error = check.error { throw error }
+            let addresses = check.result ?? []
+            var headers = configuration.additionalHeaders
+            headers["Prefer-Html-Meta-Tags"] = "al"
+            let request = AppLinkHTTPRequest(
+                url: url,
+                headers: headers,
+                timeout: Double(deadline - min(deadline, DispatchTime.now().uptimeNanoseconds)) / 1e9,
+                maximumBodySize: configuration.maximumResponseSize,
+                connectAddresses: addresses
+            )
+            return fetcher.fetch(request, cancellationToken: stop)
+        }.continueWith { task in
             if task.cancelled {
                 source.tryCancel()
                 return
             }
             if let error = task.error {
-                source.trySet(error: error as? AppLinkResolutionError ?? .network(url: url, underlying: error))
+                resolution.end(error: error as? AppLinkResolutionError ?? .network(url: url, underlying: error))
                 return
             }
             guard let response = task.result else { return }
             do {
                 if let next = try redirectTarget(of: response, chain: chain) {
-                    follow(next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, resolution: resolution)
+                    follow(
+                        next, sourceURL: sourceURL, chain: chain + [next], deadline: deadline, resolution: resolution)
                 } else {
-                    source.trySet(result: try page(from: response, sourceURL: sourceURL))
+                    resolution.end(result: try page(from: response, sourceURL: sourceURL))
                 }
             } catch {
-                source.trySet(error: error)
+                resolution.end(error: error)
             }
         }
+    }
+
+    /// The addresses of `url`'s host, every one allowed by the egress policy; faults with
+    /// ``AppLinkResolutionError/refusedAddress(url:refusal:)`` when one is refused. Empty when the policy allows
+    /// everything (nothing is looked up then).
+    private func checkedAddresses(of url: URL, cancellationToken: CancellationToken) -> Task<[AppLinkIPAddress]> {
+        let policy = configuration.egressPolicy
+        if policy.allowsAllAddresses { return Task([]) }
+        guard let host = url.host(percentEncoded: false), !host.isEmpty else {
+            let missing = AppLinkHostLookupError(host: "", reason: "the URL has no host")
+            return Task(error: AppLinkResolutionError.network(url: url, underlying: missing))
+        }
+        let judge: @Sendable ([AppLinkIPAddress]) throws -> [AppLinkIPAddress] = { addresses in
+            guard !addresses.isEmpty else {
+                throw AppLinkHostLookupError(host: host, reason: "no IPv4 or IPv6 address")
+            }
+            for address in addresses {
+                if let refusal = policy.refusal(for: address) {
+                    throw AppLinkResolutionError.refusedAddress(url: url, refusal: refusal)
+                }
+            }
+            return addresses
+        }
+        if let literal = AppLinkIPAddress(host) {
+            do {
+                return Task(try judge([literal]))
+            } catch {
+                return Task(error: error)
+            }
+        }
+        return hostResolver.addresses(forHost: host, cancellationToken: cancellationToken)
+            .continueOnSuccessWith(cancellationToken: cancellationToken) { try judge($0) }
     }
 
     /// The next URL when `response` is a redirect, nil when it is a page; throws for unusable redirects.
@@ -199,6 +286,23 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
 /// chain of fetches holds it strongly.
 private final class PendingResolution: Sendable {
     let source = TaskCompletionSource<AppLinkPage>()
+    /// Cancelled when the resolution ends early (cancelled or timed out): it stops the lookup or fetch in flight.
+    let stop = CancellationTokenSource()
+
+    /// Ends the resolution with a page.
+    func end(result: AppLinkPage) {
+        source.trySet(result: result)
+    }
+
+    /// Ends the resolution with an error and stops what is still running (a timeout).
+    func end(error: any Error) {
+        if source.trySet(error: error) { stop.cancel() }
+    }
+
+    /// Ends the resolution cancelled at once and stops what is still running.
+    func cancel() {
+        if source.tryCancel() { stop.cancel() }
+    }
 }
 
 /// Where resolution deadlines fire: a queue of our own rather than `DispatchQueue.global()`, whose few threads

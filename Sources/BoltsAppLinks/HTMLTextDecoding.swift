@@ -110,7 +110,7 @@ public enum HTMLTextDecoding {
     /// The encoding declared by a `<meta>` in the document's first bytes, read as if they were windows-1252.
     static func prescan(_ prefix: ArraySlice<UInt8>) -> Encoding? {
         let text = String(String.UnicodeScalarView(prefix.map { Unicode.Scalar($0) }))
-        for element in HTMLMetaElementScanner.metaElements(in: text) {
+        for element in HTMLMetaElementScanner.metaElementsForPrescan(in: text) {
             var label = element[attribute: "charset"]
             if label == nil, element[attribute: "http-equiv"]?.lowercased() == "content-type",
                 let content = element[attribute: "content"]

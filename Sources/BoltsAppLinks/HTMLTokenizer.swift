@@ -37,8 +37,12 @@ struct HTMLTokenizer {
 
     let input: [Unicode.Scalar]
     var position = 0
-    /// Whether `<![CDATA[` opens a CDATA section (true only in SVG and MathML content).
+    /// Whether `<![CDATA[` opens a CDATA section (true only when the current node is an SVG or MathML element).
     var allowsCDATA = false
+    /// Set when text other than whitespace was read as characters (in the data state or a CDATA section); the
+    /// tree builder reads and clears it, because such text in the body rules out a `<frameset>`. U+0000 does not
+    /// count (the body ignores it); a character reference counts whatever it stands for.
+    var sawText = false
     private var mode = TextMode.data
     private var textEndTagName = ""
 
@@ -89,6 +93,7 @@ struct HTMLTokenizer {
                 position = input.count
                 return nil
             }
+            if !sawText, containsText(from: position, to: lessThan) { sawText = true }
             position = lessThan + 1
             if let tag = tagOpen() {
                 return tag
@@ -124,7 +129,7 @@ struct HTMLTokenizer {
         case "?":
             skipPast(">")
         default:
-            break  // A lone `<` is text.
+            sawText = true  // A lone `<` is text.
         }
         return nil
     }
@@ -138,7 +143,9 @@ struct HTMLTokenizer {
             skipPast(">")
         } else if allowsCDATA, matches("[CDATA[", at: position) {
             position += 7
+            let start = position
             skipPast("]]>")
+            if !sawText, containsText(from: start, to: max(start, position - 3)) { sawText = true }
         } else {
             skipPast(">")
         }
@@ -192,6 +199,17 @@ struct HTMLTokenizer {
     }
 
     // MARK: - Scanning helpers
+
+    /// Whether `input[start..<end]` holds a character other than HTML whitespace and U+0000.
+    private func containsText(from start: Int, to end: Int) -> Bool {
+        var index = start
+        while index < end {
+            let scalar = input[index]
+            if !scalar.isHTMLWhitespace, scalar != "\u{0}" { return true }
+            index += 1
+        }
+        return false
+    }
 
     func firstIndex(of scalar: Unicode.Scalar, from start: Int) -> Int? {
         var index = start

@@ -7,10 +7,25 @@ import Foundation
 
 /// The default ``AppLinkHTTPFetching`` client, on Foundation's `URLSession`.
 ///
-/// It never follows redirects, stops reading (and cancels the transfer) as soon as the body, or its announced
-/// `Content-Length`, passes the request's limit, and fails the task at the request's timeout (the transfer itself
-/// is left to end on its own: cancelling it can crash FoundationNetworking on Linux mid-redirect). Completions
-/// arrive on the session's delegate queue; the returned task completes there.
+/// It never follows redirects and stops reading as soon as the body, or its announced `Content-Length`, passes
+/// the request's limit. Completions arrive on the session's delegate queue; the returned task completes there (or
+/// on the thread that cancels it, or on the timer's thread at the timeout).
+///
+/// ## Cancellation and timeouts
+/// Cancelling the token, or reaching the request's timeout, ends the task at once. The transfer itself is stopped
+/// only when that is safe: FoundationNetworking on Linux traps when a cancel (or its own timeout) lands while it
+/// waits for the answer to a redirect callback ("Received callback for HTTP redirection, but we're not waiting for
+/// it"), and a response still on its way may turn out to be a redirect. So a transfer whose response head has
+/// arrived with a status that is not a redirect is cancelled at once; one still waiting for its head is abandoned
+/// (nothing more of it is read) and cancelled when its head arrives, if that is not a redirect; a redirect's
+/// transfer is complete by the time the delegate sees it. A server that never answers therefore keeps its
+/// connection until the session's own transfer timeout, well after the task ended.
+///
+/// ## Egress
+/// `URLSession` looks host names up itself and cannot be told which address to connect to, so this fetcher
+/// ignores ``AppLinkHTTPRequest/connectAddresses``: the resolver's egress check runs on its own lookup, and a
+/// name whose DNS answers differently to the two lookups (DNS rebinding) is not caught. Resolving hostile URLs
+/// with full protection needs a fetcher that connects to the checked address.
 public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
     /// A fetcher shared by every resolver that is not given one.
     public static let shared = URLSessionAppLinkFetcher()
@@ -34,14 +49,22 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
 
     /// Starts a GET for `request`; see ``AppLinkHTTPFetching`` for how the task ends.
     public func fetch(_ request: AppLinkHTTPRequest) -> Task<AppLinkHTTPResponse> {
+        fetch(request, cancellationToken: nil)
+    }
+
+    /// Starts a GET for `request`; cancelling `cancellationToken` ends the task cancelled at once and stops the
+    /// transfer as soon as that is safe (see the type's documentation).
+    public func fetch(_ request: AppLinkHTTPRequest, cancellationToken: CancellationToken?)
+        -> Task<AppLinkHTTPResponse>
+    {
+        if cancellationToken?.isCancellationRequested == true { return .cancelledTask() }
         let source = TaskCompletionSource<AppLinkHTTPResponse>()
         var urlRequest = URLRequest(
             url: request.url,
             cachePolicy: .reloadIgnoringLocalCacheData,
             // Well past our own deadline (below), which is what fails the task on time. FoundationNetworking on
-            // Linux traps when its own timeout (or a cancel) lands while a redirect callback is in flight
-            // ("Received callback for HTTP redirection, but we're not waiting for it"), so neither may race
-            // the redirect refusal; the transfer is only left to end on its own, later.
+            // Linux traps when its own timeout (or a cancel) lands while a redirect callback is in flight, so
+            // neither may race the redirect refusal (see the type's documentation).
             timeoutInterval: max(request.timeout, 0.001) * 2 + 30
         )
         for (name, value) in request.headers {
@@ -49,42 +72,81 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
         }
         let dataTask = session.dataTask(with: urlRequest)
         let identifier = dataTask.taskIdentifier
-        delegate.register(identifier, request: request, source: source)
-        // At the deadline the task fails; the transfer is not cancelled (see `timeoutInterval` above for why).
-        // Weak capture: a finished transfer is not kept alive until its deadline.
+        delegate.register(identifier, task: dataTask, request: request, source: source)
+        // Weak captures: a finished transfer is not kept alive until its deadline or by a long-lived token.
         appLinkTimerQueue.asyncAfter(deadline: .now() + max(request.timeout, 0)) { [weak delegate] in
-            delegate?.fail(identifier, with: .timedOut(url: request.url, seconds: request.timeout))
+            delegate?.abandon(identifier, outcome: .failure(.timedOut(url: request.url, seconds: request.timeout)))
+        }
+        if let cancellationToken {
+            let registration = cancellationToken.register { [weak delegate] in
+                delegate?.abandon(identifier, outcome: .cancelled)
+            }
+            source.task.continueWith(.immediate) { _ in registration.dispose() }
         }
         dataTask.resume()
         return source.task
     }
 }
 
-/// The per-transfer state of ``URLSessionAppLinkFetcher``: body so far, response, and an early failure.
+/// The per-transfer state of ``URLSessionAppLinkFetcher``.
 private struct FetchState {
     let request: AppLinkHTTPRequest
     let source: TaskCompletionSource<AppLinkHTTPResponse>
+    let task: URLSessionDataTask
     var response: HTTPURLResponse?
     var body = Data()
+    /// The task has ended (cancelled, timed out, oversize); the transfer is to be stopped once that is safe.
+    var abandoned = false
+
+    /// Whether `task.cancel()` cannot race a redirect callback: the response head arrived and is not one of the
+    /// statuses FoundationNetworking redirects on (it reports those to the delegate only after the transfer ended).
+    var canCancelTransfer: Bool {
+        guard let status = response?.statusCode else { return false }
+        return ![301, 302, 303, 305, 306, 307, 308].contains(status)
+    }
+}
+
+/// How an abandoned fetch ends.
+private enum AbandonOutcome {
+    case cancelled
+    case failure(AppLinkResolutionError)
 }
 
 /// Session delegate for ``URLSessionAppLinkFetcher``.
 ///
 /// Safety (why `@unchecked Sendable` holds): its only stored property is `states`, a `Locked` dictionary; every
 /// read and write of a transfer's state happens inside `states.withLock`. Completion sources are `Sendable` and are
-/// completed outside the lock. `NSObject` is what keeps the compiler from inferring the conformance.
+/// completed, and transfers cancelled, outside the lock. `NSObject` is what keeps the compiler from inferring the
+/// conformance.
 private final class URLSessionFetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let states = Locked<[Int: FetchState]>([:])
 
-    func register(_ identifier: Int, request: AppLinkHTTPRequest, source: TaskCompletionSource<AppLinkHTTPResponse>) {
-        states.withLock { $0[identifier] = FetchState(request: request, source: source) }
+    func register(
+        _ identifier: Int, task: URLSessionDataTask, request: AppLinkHTTPRequest,
+        source: TaskCompletionSource<AppLinkHTTPResponse>
+    ) {
+        states.withLock { $0[identifier] = FetchState(request: request, source: source, task: task) }
     }
 
-    /// Fails a transfer that is still running; returns false when it had already ended.
-    @discardableResult
-    func fail(_ identifier: Int, with error: AppLinkResolutionError) -> Bool {
-        guard let state = states.withLock({ $0.removeValue(forKey: identifier) }) else { return false }
-        return state.source.trySet(error: error)
+    /// Ends a transfer's task with `outcome` and stops the transfer now if that is safe, else marks it to be
+    /// stopped when its response head arrives. Does nothing when the task had already ended.
+    func abandon(_ identifier: Int, outcome: AbandonOutcome) {
+        let action = states.withLock { states -> (FetchState, cancelNow: Bool)? in
+            guard var state = states[identifier], !state.abandoned else { return nil }
+            if state.canCancelTransfer {
+                states.removeValue(forKey: identifier)
+                return (state, true)
+            }
+            state.abandoned = true
+            states[identifier] = state
+            return (state, false)
+        }
+        guard let (state, cancelNow) = action else { return }
+        switch outcome {
+        case .cancelled: state.source.tryCancel()
+        case .failure(let error): state.source.trySet(error: error)
+        }
+        if cancelNow { state.task.cancel() }
     }
 
     func urlSession(
@@ -103,29 +165,39 @@ private final class URLSessionFetchDelegate: NSObject, URLSessionDataDelegate, @
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
+        // FoundationNetworking ignores the disposition (it cannot pause libcurl); stopping is done by `cancel()`.
+        completionHandler(.allow)
         let identifier = dataTask.taskIdentifier
-        let tooLarge = states.withLock { states -> AppLinkResolutionError? in
-            guard var state = states[identifier] else { return nil }
-            let limit = state.request.maximumBodySize
-            if response.expectedContentLength > Int64(limit) {
-                return .responseTooLarge(url: state.request.url, limit: limit)
-            }
-            state.response = response as? HTTPURLResponse
-            states[identifier] = state
-            return nil
+        enum Next {
+            case read
+            case stop(FetchState)
+            case tooLarge(AppLinkResolutionError)
         }
-        if let tooLarge {
-            fail(identifier, with: tooLarge)
-            completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
+        let next = states.withLock { states -> Next in
+            guard var state = states[identifier] else { return .read }
+            state.response = response as? HTTPURLResponse
+            if state.abandoned, state.canCancelTransfer {
+                states.removeValue(forKey: identifier)
+                return .stop(state)
+            }
+            states[identifier] = state
+            let limit = state.request.maximumBodySize
+            if !state.abandoned, response.expectedContentLength > Int64(limit) {
+                return .tooLarge(.responseTooLarge(url: state.request.url, limit: limit))
+            }
+            return .read
+        }
+        switch next {
+        case .read: break
+        case .stop(let state): state.task.cancel()
+        case .tooLarge(let error): abandon(identifier, outcome: .failure(error))
         }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
         let tooLarge = states.withLock { states -> AppLinkResolutionError? in
-            guard var state = states[identifier] else { return nil }
+            guard var state = states[identifier], !state.abandoned else { return nil }
             let limit = state.request.maximumBodySize
             if state.body.count + data.count > limit {
                 return .responseTooLarge(url: state.request.url, limit: limit)
@@ -134,13 +206,15 @@ private final class URLSessionFetchDelegate: NSObject, URLSessionDataDelegate, @
             states[identifier] = state
             return nil
         }
-        if let tooLarge, fail(identifier, with: tooLarge) {
-            dataTask.cancel()
+        if let tooLarge {
+            abandon(identifier, outcome: .failure(tooLarge))
         }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let state = states.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard let state = states.withLock({ $0.removeValue(forKey: task.taskIdentifier) }), !state.abandoned else {
+            return
+        }
         let url = state.request.url
         if let error {
             if (error as? URLError)?.code == .timedOut {

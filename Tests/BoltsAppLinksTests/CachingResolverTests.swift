@@ -141,7 +141,7 @@ struct CachingResolverTests {
             return response
         }
         defer { server.stop() }
-        let cache = CachingAppLinkResolver(wrapping: HTMLAppLinkResolver())
+        let cache = CachingAppLinkResolver(wrapping: loopbackResolver())
         let url = server.url("/shared")
         let tasks = (0..<20).map { _ in cache.appLink(from: url) }
         for task in tasks {

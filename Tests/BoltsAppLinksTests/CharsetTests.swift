@@ -13,7 +13,7 @@ struct CharsetTests {
         bytes += Array("\"><meta property=\"al:ios:url\" content=\"app://x\">".utf8)
         let server = try TestHTTPServer { [bytes] _ in .bytes(bytes, contentType: "text/html; charset=ISO-8859-1") }
         defer { server.stop() }
-        let link = try await HTMLAppLinkResolver().appLink(from: server.url("/latin1")).value
+        let link = try await loopbackResolver().appLink(from: server.url("/latin1")).value
         #expect(link.targets.first?.appName == "Café €")
     }
 
@@ -24,7 +24,7 @@ struct CharsetTests {
         bytes += Array("\"></head></html>".utf8)
         let server = try TestHTTPServer { [bytes] _ in .bytes(bytes, contentType: "text/html") }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver()
+        let resolver = loopbackResolver()
         let page = try await resolver.page(from: server.url("/cyrillic")).value
         #expect(page.encoding == .windows1251)
         #expect(page.metaTags.first?.content == "Привет")
@@ -64,7 +64,7 @@ struct CharsetTests {
         bytes += Array("\"><meta property=\"al:ios:url\" content=\"app://x\">".utf8)
         let server = try TestHTTPServer { [bytes] _ in .bytes(bytes, contentType: "text/html; charset=utf-8") }
         defer { server.stop() }
-        let link = try await HTMLAppLinkResolver().appLink(from: server.url("/wrong")).value
+        let link = try await loopbackResolver().appLink(from: server.url("/wrong")).value
         #expect(link.targets.first?.appName == "Caf\u{FFFD}")
         #expect(link.targets.first?.url == URL(string: "app://x"))
     }
@@ -74,6 +74,15 @@ struct CharsetTests {
         let decoded = HTMLTextDecoding.decode(Data(text.utf8), contentType: "text/html; charset=x-no-such-thing")
         #expect(decoded.encoding == .utf8)
         #expect(decoded.text == text)
+    }
+
+    @Test func thePrescanReadsACharsetInsideAFramesetThatTheDocumentDrops() {
+        // A browser's prescan reads bytes before any tree exists; the frameset drops the element from the DOM only.
+        let bytes = Array("<frameset><meta charset=\"windows-1252\"><meta property='al:a' content='Caf".utf8) + [0xE9]
+        let decoded = HTMLTextDecoding.decode(Data(bytes + Array("'></frameset>".utf8)), contentType: nil)
+        #expect(decoded.encoding == .windows1252)
+        #expect(decoded.text.contains("Café"))
+        #expect(HTMLMetaElementScanner.metaElements(in: decoded.text).isEmpty)
     }
 
     @Test func metaDeclaringUTF16MeansUTF8() {

@@ -27,6 +27,9 @@ final class CannedFetcher: AppLinkHTTPFetching {
 
 private struct CustomClientError: Error {}
 
+/// `example.com` as a public address, for resolvers over canned fetchers (nothing connects to it).
+let exampleHosts = StubHostResolver(["example.com": ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"]])
+
 @Suite("Fetchers")
 struct FetcherTests {
     @Test func resolverWorksWithAPluggedInClient() async throws {
@@ -41,18 +44,22 @@ struct FetcherTests {
                     headers: ["Content-Type": "text/html"], body: html)),
         ])
         let resolver = HTMLAppLinkResolver(
-            fetcher: fetcher, configuration: .init(timeout: 7, maximumResponseSize: 1000, additionalHeaders: ["X-A": "1"]))
+            fetcher: fetcher,
+            configuration: .init(timeout: 7, maximumResponseSize: 1000, additionalHeaders: ["X-A": "1"]),
+            hostResolver: exampleHosts)
         let link = try await resolver.appLink(from: start, platform: .android).value
         #expect(link.targets == [AppLinkTarget(url: URL(string: "ex://a"), package: "com.example")])
         #expect(fetcher.requests.map(\.url.path) == ["/a", "/b"])
         #expect(fetcher.requests.allSatisfy { $0.headers == ["X-A": "1", "Prefer-Html-Meta-Tags": "al"] })
         #expect(fetcher.requests.allSatisfy { $0.maximumBodySize == 1000 && $0.timeout <= 7 && $0.timeout > 0 })
+        #expect(fetcher.requests.allSatisfy { $0.connectAddresses == exampleHosts.table["example.com"] })
     }
 
     @Test func foreignErrorsFromAClientBecomeNetworkFailures() async throws {
         let url = URL(string: "https://example.com/x")!
         let fetcher = CannedFetcher([url.absoluteString: .failure(CustomClientError())])
-        let error = await resolutionError(of: HTMLAppLinkResolver(fetcher: fetcher).appLink(from: url))
+        let error = await resolutionError(
+            of: HTMLAppLinkResolver(fetcher: fetcher, hostResolver: exampleHosts).appLink(from: url))
         guard case .network(let failed, let underlying) = error else {
             Issue.record("expected a network failure, got \(String(describing: error))")
             return
@@ -67,7 +74,8 @@ struct FetcherTests {
             url.absoluteString: .success(
                 AppLinkHTTPResponse(url: url, statusCode: 200, headers: [:], body: Data(count: 5000)))
         ])
-        let resolver = HTMLAppLinkResolver(fetcher: fetcher, configuration: .init(maximumResponseSize: 4096))
+        let resolver = HTMLAppLinkResolver(
+            fetcher: fetcher, configuration: .init(maximumResponseSize: 4096), hostResolver: exampleHosts)
         guard case .responseTooLarge(_, 4096) = await resolutionError(of: resolver.appLink(from: url)) else {
             Issue.record("expected the 4096-byte limit to apply")
             return

@@ -154,7 +154,7 @@ struct MetaTagAlgorithmTests {
             ("al:ios:url", "bolts://"), ("al:ios:app_name", "Bolts"), ("al:web:should_fallback", "false"),
         ])
         let url = dataURL(forHTML: html)
-        let result = try await HTMLAppLinkResolver().appLink(from: url, platform: .iphone).value
+        let result = try await loopbackResolver().appLink(from: url, platform: .iphone).value
         #expect(result.targets == [AppLinkTarget(url: URL(string: "bolts://"), appName: "Bolts")])
         #expect(result.webURL == nil)
         #expect(result.sourceURL == url)
@@ -163,14 +163,14 @@ struct MetaTagAlgorithmTests {
     @Test func plainDataURLAndPercentEscapesDecode() async throws {
         let url = URL(
             string: "data:text/html,%3Cmeta%20property%3D%22al%3Aios%3Aurl%22%20content%3D%22a%3A%2F%2Fb%22%3E")!
-        let result = try await HTMLAppLinkResolver().appLink(from: url).value
+        let result = try await loopbackResolver().appLink(from: url).value
         #expect(result.targets.map(\.url) == [URL(string: "a://b")])
         #expect(result.webURL == url)
     }
 
     @Test func malformedBase64DataURLFaults() async throws {
         let error = await resolutionError(
-            of: HTMLAppLinkResolver().appLink(from: URL(string: "data:text/html;base64,A")!))
+            of: loopbackResolver().appLink(from: URL(string: "data:text/html;base64,A")!))
         guard case .malformedDataURL = error else {
             Issue.record("expected a malformed data URL error, got \(String(describing: error))")
             return

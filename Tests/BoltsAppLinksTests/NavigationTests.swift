@@ -130,7 +130,7 @@ struct NavigationTests {
         let url = dataURL(forHTML: html)
         let opener = RecordingAppLinkURLOpener(openableSchemes: ["phone", "first"])
         let type = try await AppLinkNavigation.navigate(
-            to: url, resolver: HTMLAppLinkResolver(), platform: .iphone, opener: opener
+            to: url, resolver: loopbackResolver(), platform: .iphone, opener: opener
         ).value
         #expect(type == .app)
         #expect(opener.openedURLs.map(\.scheme) == ["phone"])
@@ -141,7 +141,7 @@ struct NavigationTests {
     @Test func navigateToURLPropagatesResolverErrors() async throws {
         let opener = RecordingAppLinkURLOpener()
         let task = AppLinkNavigation.navigate(
-            to: URL(string: "gopher://x")!, resolver: HTMLAppLinkResolver(), opener: opener)
+            to: URL(string: "gopher://x")!, resolver: loopbackResolver(), opener: opener)
         let error = await resolutionError(of: task)
         guard case .unsupportedScheme = error else {
             Issue.record("expected unsupported scheme, got \(String(describing: error))")

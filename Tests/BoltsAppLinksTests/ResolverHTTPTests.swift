@@ -17,7 +17,7 @@ struct ResolverHTTPTests {
         let server = try TestHTTPServer { _ in .html(html) }
         defer { server.stop() }
         let url = server.url("/docs")
-        let link = try await HTMLAppLinkResolver().appLink(from: url, platform: .ios).value
+        let link = try await loopbackResolver().appLink(from: url, platform: .ios).value
         #expect(link.sourceURL == url)
         #expect(link.webURL == url)
         #expect(
@@ -33,7 +33,7 @@ struct ResolverHTTPTests {
         let server = try TestHTTPServer { _ in .html("<html><body>nothing here</body></html>") }
         defer { server.stop() }
         let url = server.url("/plain")
-        let link = try await HTMLAppLinkResolver().appLink(from: url).value
+        let link = try await loopbackResolver().appLink(from: url).value
         #expect(link.targets.isEmpty)
         #expect(link.webURL == url)
     }
@@ -49,7 +49,7 @@ struct ResolverHTTPTests {
         }
         defer { server.stop() }
         let start = server.url("/start")
-        let link = try await HTMLAppLinkResolver().appLink(from: start).value
+        let link = try await loopbackResolver().appLink(from: start).value
         #expect(link.sourceURL == start)
         #expect(link.webURL == server.url("/web/page"))
         #expect(server.requests.map(\.path) == ["/start", "/middle", "/final/"])
@@ -61,7 +61,7 @@ struct ResolverHTTPTests {
             request.path == "/a" ? .redirect(to: "/b") : .redirect(to: "/a")
         }
         defer { server.stop() }
-        let error = await resolutionError(of: HTMLAppLinkResolver().appLink(from: server.url("/a")))
+        let error = await resolutionError(of: loopbackResolver().appLink(from: server.url("/a")))
         guard case .redirectLoop(let url, let chain) = error else {
             Issue.record("expected a redirect loop, got \(String(describing: error))")
             return
@@ -77,7 +77,7 @@ struct ResolverHTTPTests {
             return .redirect(to: "/\(step + 1)")
         }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver(configuration: .init(maximumRedirects: 3))
+        let resolver = loopbackResolver(.init(maximumRedirects: 3))
         let error = await resolutionError(of: resolver.appLink(from: server.url("/0")))
         guard case .tooManyRedirects(_, let limit) = error else {
             Issue.record("expected too many redirects, got \(String(describing: error))")
@@ -90,7 +90,7 @@ struct ResolverHTTPTests {
     @Test func redirectWithoutLocationFaults() async throws {
         let server = try TestHTTPServer { _ in TestHTTPServer.Response(status: 302, reason: "Found") }
         defer { server.stop() }
-        let error = await resolutionError(of: HTMLAppLinkResolver().appLink(from: server.url("/x")))
+        let error = await resolutionError(of: loopbackResolver().appLink(from: server.url("/x")))
         guard case .invalidRedirect(_, let status, let location) = error else {
             Issue.record("expected an invalid redirect, got \(String(describing: error))")
             return
@@ -104,7 +104,7 @@ struct ResolverHTTPTests {
         let html = page(withTags: iosTags)
         let server = try TestHTTPServer { _ in .status(status, body: html) }
         defer { server.stop() }
-        let error = await resolutionError(of: HTMLAppLinkResolver().appLink(from: server.url("/missing")))
+        let error = await resolutionError(of: loopbackResolver().appLink(from: server.url("/missing")))
         guard case .httpStatus(_, let code) = error else {
             Issue.record("expected an HTTP status error, got \(String(describing: error))")
             return
@@ -120,7 +120,7 @@ struct ResolverHTTPTests {
             return response
         }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver(configuration: .init(timeout: 0.5))
+        let resolver = loopbackResolver(.init(timeout: 0.5))
         let started = Date()
         let resolution = resolver.appLink(from: server.url("/slow"))
         // Time the task's completion itself, not the await's resumption: in a parallel test run the awaiting
@@ -143,7 +143,7 @@ struct ResolverHTTPTests {
             return response
         }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver(configuration: .init(maximumRedirects: 50, timeout: 1))
+        let resolver = loopbackResolver(.init(maximumRedirects: 50, timeout: 1))
         let error = await resolutionError(of: resolver.appLink(from: server.url("/r")))
         guard case .timedOut = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
@@ -157,7 +157,7 @@ struct ResolverHTTPTests {
             TestHTTPServer.Response(headers: [("Content-Type", "text/html")], streamedBodySize: 64 * 1024 * 1024)
         }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver(configuration: .init(maximumResponseSize: 256 * 1024))
+        let resolver = loopbackResolver(.init(maximumResponseSize: 256 * 1024))
         let error = await resolutionError(of: resolver.appLink(from: server.url("/huge")))
         guard case .responseTooLarge(_, let limit) = error else {
             Issue.record("expected an oversize error, got \(String(describing: error))")
@@ -173,7 +173,7 @@ struct ResolverHTTPTests {
                 streamedBodySize: 1024 * 1024)
         }
         defer { server.stop() }
-        let resolver = HTMLAppLinkResolver(configuration: .init(maximumResponseSize: 1024))
+        let resolver = loopbackResolver(.init(maximumResponseSize: 1024))
         let error = await resolutionError(of: resolver.appLink(from: server.url("/announced")))
         guard case .responseTooLarge = error else {
             Issue.record("expected an oversize error, got \(String(describing: error))")
@@ -185,7 +185,7 @@ struct ResolverHTTPTests {
         let server = try TestHTTPServer { _ in .html("") }
         let url = server.url("/gone")
         server.stop()
-        let error = await resolutionError(of: HTMLAppLinkResolver(configuration: .init(timeout: 5)).appLink(from: url))
+        let error = await resolutionError(of: loopbackResolver(.init(timeout: 5)).appLink(from: url))
         guard case .network(let failed, _) = error else {
             Issue.record("expected a network failure, got \(String(describing: error))")
             return
@@ -194,7 +194,7 @@ struct ResolverHTTPTests {
     }
 
     @Test func unsupportedSchemeFaults() async throws {
-        let error = await resolutionError(of: HTMLAppLinkResolver().appLink(from: URL(string: "file:///etc/passwd")!))
+        let error = await resolutionError(of: loopbackResolver().appLink(from: URL(string: "file:///etc/passwd")!))
         guard case .unsupportedScheme = error else {
             Issue.record("expected an unsupported scheme error, got \(String(describing: error))")
             return

@@ -27,6 +27,10 @@ final class TestHTTPServer: Sendable {
         /// When set, the body is not `body` but this many bytes of filler, sent in 64 KiB chunks (stopping early if
         /// the client hangs up), with no `Content-Length` unless `headers` gives one.
         var streamedBodySize: Int?
+        /// Seconds to wait before each streamed chunk (a slow body).
+        var chunkDelay: Double = 0
+        /// Bytes per streamed chunk.
+        var chunkSize: Int = 64 * 1024
 
         static func html(_ text: String, contentType: String = "text/html; charset=utf-8") -> Response {
             Response(headers: [("Content-Type", contentType)], body: Array(text.utf8))
@@ -48,6 +52,7 @@ final class TestHTTPServer: Sendable {
     let port: UInt16
     private let listener: Int32
     private let recorded = Locked<[Request]>([])
+    private let hungUp = Locked(0)
     private let handler: @Sendable (Request) -> Response
 
     init(handler: @escaping @Sendable (Request) -> Response) throws {
@@ -93,6 +98,11 @@ final class TestHTTPServer: Sendable {
         recorded.current
     }
 
+    /// How many responses could not be sent to the end because the client had closed the connection.
+    var hangUps: Int {
+        hungUp.current
+    }
+
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -129,17 +139,24 @@ final class TestHTTPServer: Sendable {
             head += "Content-Length: \(response.body.count)\r\n"
         }
         head += "\r\n"
-        guard send(connection, Array(head.utf8)) else { return }
+        guard send(connection, Array(head.utf8)) else {
+            hungUp.withLock { $0 += 1 }
+            return
+        }
         if let size = response.streamedBodySize {
-            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: response.chunkSize)
             var sent = 0
             while sent < size {
+                if response.chunkDelay > 0 { usleep(useconds_t(response.chunkDelay * 1_000_000)) }
                 let count = min(chunk.count, size - sent)
-                guard send(connection, Array(chunk[0..<count])) else { return }
+                guard send(connection, Array(chunk[0..<count])) else {
+                    hungUp.withLock { $0 += 1 }
+                    return
+                }
                 sent += count
             }
-        } else {
-            _ = send(connection, response.body)
+        } else if !send(connection, response.body) {
+            hungUp.withLock { $0 += 1 }
         }
     }
 

@@ -65,3 +65,50 @@ func events(mentioning marker: String, during body: () throws -> Void) rethrows 
 func uniqueMarker() -> String {
     "m" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
 }
+
+extension AppLinkEgressPolicy {
+    /// The default policy with loopback IPv4 allowed, for resolvers that talk to the test server.
+    static let testLoopback = AppLinkEgressPolicy.default.allowing(["127.0.0.0/8"])
+}
+
+/// An HTML resolver whose egress policy lets it reach the loopback test server.
+func loopbackResolver(
+    _ configuration: HTMLAppLinkResolver.Configuration = .init(),
+    fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared
+) -> HTMLAppLinkResolver {
+    var configuration = configuration
+    configuration.egressPolicy = .testLoopback
+    return HTMLAppLinkResolver(fetcher: fetcher, configuration: configuration)
+}
+
+/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
+func eventually(within seconds: Double, _ condition: () -> Bool) async -> Bool {
+    let end = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > end { return false }
+        try? await _Concurrency.Task.sleep(nanoseconds: 10_000_000)
+    }
+    return true
+}
+
+/// A host resolver the test controls: names map to fixed addresses, nothing is looked up for real, and every
+/// lookup is recorded.
+final class StubHostResolver: AppLinkHostResolving {
+    let table: [String: [AppLinkIPAddress]]
+    private let log = Locked<[String]>([])
+
+    init(_ table: [String: [String]]) {
+        self.table = table.mapValues { $0.map { AppLinkIPAddress($0)! } }
+    }
+
+    /// The names looked up so far.
+    var lookups: [String] { log.current }
+
+    func addresses(forHost host: String, cancellationToken: CancellationToken?) -> Task<[AppLinkIPAddress]> {
+        log.withLock { $0.append(host) }
+        guard let addresses = table[host] else {
+            return Task(error: AppLinkHostLookupError(host: host, reason: "not in the test's table"))
+        }
+        return Task(addresses)
+    }
+}

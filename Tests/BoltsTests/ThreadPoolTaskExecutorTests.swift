@@ -8,6 +8,13 @@ private func hop(_ value: Int) async -> Int {
     return value + 1
 }
 
+/// A synchronous wait reached from async code (the library keeps its own waits out of
+/// async contexts; code that blocks anyway goes through a function like this).
+private func blockUntilCompleted(_ task: Task<Int>) -> Int {
+    task.waitUntilCompleted()
+    return task.result ?? -1
+}
+
 @Suite("ThreadPool as a TaskExecutor")
 struct ThreadPoolTaskExecutorTests {
     @Test func withTaskExecutorPreferenceRunsAsyncCodeOnThePool() async {
@@ -42,6 +49,28 @@ struct ThreadPoolTaskExecutorTests {
             }
         }
         #expect(onPool)
+        pool.shutdown()
+    }
+
+    /// A child task that blocks its worker (a synchronous Bolts wait inside async code) on
+    /// a pool of one: only a compensating thread can run the child that unblocks it.
+    @Test func aWorkerBlockedInAsyncCodeIsCompensated() async {
+        let pool = ThreadPool(threadCount: 1, name: "txc")
+        let source = TaskCompletionSource<Int>()
+        let before = pool.metrics.compensations
+        let sum = await withTaskExecutorPreference(pool) {
+            await withTaskGroup(of: Int.self) { group in
+                group.addTask { blockUntilCompleted(source.task) }
+                group.addTask {
+                    _ = await hop(0)
+                    source.set(result: 41)
+                    return 1
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        #expect(sum == 42)
+        #expect(pool.metrics.compensations > before, "the blocked worker was compensated")
         pool.shutdown()
     }
 

@@ -196,6 +196,37 @@ func installedChecks() {
         check(bridged == 7, "Task.fromAsync gave \(bridged)")
         let pooled = try await Task<Int>.execute(.pool(.shared)) { 8 }.value
         check(pooled == 8, "Task.execute(.pool) gave \(pooled)")
+        // A failed and a cancelled task throw; many awaiters of one pending task all resume.
+        struct Failure: Error {}
+        do {
+            _ = try await Task<Int>(error: Failure()).value
+            fail("awaiting a failed task returned")
+        } catch is Failure {}
+        do {
+            _ = try await Task<Int>.cancelledTask().value
+            fail("awaiting a cancelled task returned")
+        } catch is CancellationError {}
+        let shared = TaskCompletionSource<Int>()
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 { group.addTask { try await shared.task.value } }
+            group.addTask {
+                try await _Concurrency.Task.sleep(nanoseconds: 5_000_000)
+                shared.set(result: 1)
+                return 0
+            }
+            return try await group.reduce(0, +)
+        }
+        check(total == 100, "100 awaiters of one task summed to \(total)")
+        // A cancelled awaiter returns at once, leaving the task to its other waiters.
+        let never = TaskCompletionSource<Int>()
+        let waiter = _Concurrency.Task { try await never.task.value }
+        waiter.cancel()
+        do {
+            _ = try await waiter.value
+            fail("a cancelled awaiter returned a value")
+        } catch is CancellationError {}
+        check(!never.task.completed, "cancelling an awaiter touched the task")
+        never.set(result: 0)
     }
 
     runChecked("a worker blocked in async code is compensated") {

@@ -1,3 +1,4 @@
+import CGlobalExecutorSwitch
 import Foundation
 import Testing
 
@@ -25,6 +26,32 @@ private func runChecks(_ mode: String) throws -> (status: Int32, reason: Process
 
 @Suite("ThreadPool as Swift Concurrency's global executor (in a child process)")
 struct GlobalExecutorTests {
+    /// The project's own async test suites, run again by a child of this test runner that
+    /// installed a Bolts pool as the global executor before its first task (see
+    /// Tests/CGlobalExecutorSwitch).
+    @Test func theProjectsAsyncTestsPassWithAPoolInstalled() throws {
+        guard !bolts_test_global_executor_installed() else { return }  // already the child
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = [
+            "--testing-library", "swift-testing",
+            "--filter", "AsyncTests|ThreadPoolTaskExecutorTests|SerialPoolExecutor|TaskExecuteOnPoolTests",
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["BOLTS_TEST_GLOBAL_EXECUTOR"] = "1"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self)
+        #expect(output.contains("a Bolts pool is Swift Concurrency's global executor"), "\(output)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output)")
+        #expect(output.contains("Suite AsyncTests passed"), "\(output)")
+    }
+
     @Test func everyCheckHoldsWithThePoolInstalled() throws {
         let (status, reason, output) = try runChecks("installed")
         #expect(reason == .exit && status == 0, "\(output)")

@@ -60,6 +60,13 @@
  *      that steals a job from a queue holding more wakes a parked worker unless one is
  *      searching: that queue's producers found it non-empty and woke nobody. Both are
  *      liveness measures; I3 alone prevents lost wake-ups.
+ *  I10 Steal grace: a searching worker leaves a queue's only job to that queue's owner
+ *      for up to BOLTS_POOL_STEAL_GRACE_NS (2 us) while the owner is running a job (not
+ *      parked, its count of jobs run unchanged), so a job a worker hands itself just
+ *      before its current job ends runs there; a queue holding more than one job is
+ *      stolen from at once. A heuristic, like I9: the job stays queued and visible to
+ *      `any_work`, so I3 and I5 hold as before; the searcher takes it once the grace
+ *      has passed.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
@@ -77,6 +84,10 @@
  *   |                      |                                     | the owner's run count, relaxed stores   |
  *   |                      |                                     | of what it saw: a heuristic (I9); the   |
  *   |                      |                                     | take itself is a dequeue as above       |
+ *   | steal grace          | the owner's dequeues, submits       | relaxed loads of the queue's head link  |
+ *   |                      |                                     | and tail (compared, not followed), the  |
+ *   |                      |                                     | parked mask and the owner's run count:  |
+ *   |                      |                                     | a heuristic (I10)                       |
  *   | shutdown             | submits, workers, metrics           | state CAS seq_cst + seq_cst fence (I7)  |
  *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
  *   |                      |                                     | consistent cut                          |

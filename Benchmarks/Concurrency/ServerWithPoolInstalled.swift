@@ -1,0 +1,96 @@
+import Bolts
+import Foundation
+
+/// The server scenario's Swift Concurrency handler with `ThreadPool.shared` installed as
+/// the global executor: the same server, handler and load, in a child process of the
+/// benchmark (installing is process-wide and must come first), with `DispatchGroup` run
+/// in that process too as its reference. The main process's own run of the handler, on
+/// Swift's default executor, is the other half of the comparison.
+enum ServerWithPoolInstalled {
+    static let childMode = "server-installed"
+    static let peers: [ServerPeer] = [.dispatchGroup, .concurrencyTaskGroup]
+
+    /// The child's main: installs the pool, runs the two handlers, prints the outcome as
+    /// JSON on standard output.
+    static func runChild(settings: ServerBenchmark.Settings) throws -> Never {
+        guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
+            writeError("the child could not install the pool as the global executor\n")
+            exit(2)
+        }
+        let progress = Progress()
+        let outcome = ServerBenchmark(settings: settings, peers: peers)
+            .run(progress: progress, watchdog: Watchdog(limitSeconds: 300))
+        progress.finish()
+        let data = try JSONEncoder().encode(outcome)
+        print(String(decoding: data, as: UTF8.self))
+        exit(0)
+    }
+
+    /// Runs the child with the same server settings as the main run.
+    static func run(arguments: [String], watchdog: Watchdog) throws -> ServerBenchmark.Outcome {
+        watchdog.beat("server scenario with the pool installed (child process)")
+        let data = try runBenchmarkChild(["--concurrency-child", childMode] + arguments)
+        return try JSONDecoder().decode(ServerBenchmark.Outcome.self, from: data)
+    }
+
+    /// A table per configuration: the handler on the default executor (main run), the
+    /// handler with the pool installed (child), and each process's DispatchGroup.
+    static func render(installed: ServerBenchmark.Outcome, main: ServerBenchmark.Outcome?) -> String {
+        var text = "\n### The Swift Concurrency handler with the Bolts pool installed\n\n"
+        if let skipped = installed.skipped { return text + "Skipped: \(skipped).\n" }
+        text += "The same server and load in a child process that called "
+        text += "`ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` first, so the handler's "
+        text += "task group runs on the pool; `DispatchGroup` ran in that process as well. Ratios are to "
+        text += "the `DispatchGroup` of the same process (requests/s: above 1 is better; CPU and p99: below 1).\n\n"
+        text += "| configuration | handler | req/s | ratio | CPU µs/req | ratio | p50 ms | p99 ms | ratio | max ms |\n"
+        text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        for summary in installed.summaries {
+            var rows: [(String, ServerBenchmark.PeerSummary)] = []
+            // Matched by fan-out and job size: the rounds of xorshift per job are calibrated
+            // in each process and may differ by a little.
+            if let mainSummary = main?.summaries.first(where: {
+                $0.configuration.fanOut == summary.configuration.fanOut
+                    && $0.configuration.jobNanoseconds == summary.configuration.jobNanoseconds
+            }) {
+                for peer in mainSummary.peers where peer.peer == .concurrencyTaskGroup || peer.peer == .dispatchGroup {
+                    rows.append(("\(peer.peer.shortTitle), default executor (main run)", peer))
+                }
+            }
+            for peer in summary.peers {
+                rows.append(("\(peer.peer.shortTitle), \(peer.peer == .dispatchGroup ? "in the child" : "pool installed")", peer))
+            }
+            for (name, peer) in rows {
+                text += "| \(summary.title) | \(name) | \(peer.requestsPerSecond.formattedPlain) | "
+                text += "\(peer.requestsPerSecondRatio?.formattedRatio ?? "–") | \(peer.cpuMicrosecondsPerRequest.formattedPlain) | "
+                text += "\(peer.cpuRatio?.formattedRatio ?? "–") | \((peer.p50 / 1_000).formattedMilliseconds) | "
+                text += "\((peer.p99 / 1_000).formattedMilliseconds) | \(peer.p99Ratio?.formattedRatio ?? "–") | "
+                text += "\((peer.max / 1_000).formattedMilliseconds) |\n"
+            }
+        }
+        return text
+    }
+}
+
+/// A child process of the benchmark failed.
+struct BenchmarkChildFailed: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs this benchmark executable again with `arguments` (a child mode) and returns what
+/// it printed on standard output; its standard error (progress) passes through.
+func runBenchmarkChild(_ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw BenchmarkChildFailed(
+            description: "\(arguments.joined(separator: " ")): exit \(process.terminationStatus)"
+        )
+    }
+    return data
+}

@@ -1,0 +1,257 @@
+import Bolts
+import Foundation
+import Testing
+
+@testable import BoltsAppLinks
+
+/// A resolver that keeps its resolutions pending and records whether each one's token was cancelled.
+final class TokenRecordingResolver: AppLinkResolving {
+    private let calls = Locked<[(source: TaskCompletionSource<AppLink>, token: CancellationToken?)]>([])
+
+    var callCount: Int { calls.current.count }
+
+    func appLink(from url: URL, platform: AppLinkPlatform) -> Task<AppLink> {
+        appLink(from: url, platform: platform, cancellationToken: nil)
+    }
+
+    func appLink(from url: URL, platform: AppLinkPlatform, cancellationToken: CancellationToken?) -> Task<AppLink> {
+        let source = TaskCompletionSource<AppLink>()
+        calls.withLock { $0.append((source, cancellationToken)) }
+        cancellationToken?.register { source.tryCancel() }
+        return source.task
+    }
+
+    func wasCancelled(_ index: Int) -> Bool {
+        calls.current[index].token?.isCancellationRequested == true
+    }
+
+    func succeed(_ index: Int, url: URL) {
+        calls.current[index].source.trySet(result: AppLink(sourceURL: url, webURL: url))
+    }
+}
+
+/// When a task completed, read on the completing thread (an `await` may resume much later in a loaded run).
+func completionTime<T>(of task: Task<T>) -> Task<Date> {
+    task.continueWith(.immediate) { _ in Date() }
+}
+
+@Suite("Cancellation of resolutions")
+struct CancellationTests {
+    let html = page(withTags: [("al:ios:url", "cancel://x")])
+
+    @Test func anAlreadyCancelledTokenStartsNothing() async throws {
+        let server = try TestHTTPServer { [html] _ in .html(html) }
+        defer { server.stop() }
+        let source = CancellationTokenSource()
+        source.cancel()
+        let task = loopbackResolver().appLink(from: server.url("/x"), platform: .ios, cancellationToken: source.token)
+        #expect(task.cancelled)
+        try await _Concurrency.Task.sleep(nanoseconds: 100_000_000)
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func cancellingBeforeTheResponseEndsTheTaskAtOnceAndStopsTheTransferWhenItsHeadArrives() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(
+                headers: [("Content-Type", "text/html")], delay: 1, streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
+                chunkSize: 4096)
+        }
+        defer { server.stop() }
+        let source = CancellationTokenSource()
+        let task = loopbackResolver().page(from: server.url("/slow"), cancellationToken: source.token)
+        #expect(await eventually(within: 5) { server.requests.count == 1 })
+        let ended = completionTime(of: task)
+        let cancelledAt = Date()
+        source.cancel()
+        #expect(task.cancelled, "cancelled before cancel() returns")
+        #expect(try await ended.value.timeIntervalSince(cancelledAt) < 0.1)
+        // The head could still have been a redirect, so the transfer was only abandoned; once the head shows a
+        // page, the fetcher stops it (the body would take 256 × 50 ms).
+        #expect(await eventually(within: 6) { server.hangUps == 1 })
+    }
+
+    @Test func cancellingDuringTheBodyStopsTheTransfer() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(
+                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
+                chunkSize: 4096)
+        }
+        defer { server.stop() }
+        let source = CancellationTokenSource()
+        let task = loopbackResolver().page(from: server.url("/stream"), cancellationToken: source.token)
+        #expect(await eventually(within: 5) { server.requests.count == 1 })
+        try await _Concurrency.Task.sleep(nanoseconds: 300_000_000)  // some of the body is on its way
+        source.cancel()
+        #expect(task.cancelled)
+        // The whole body would take 256 × 50 ms; the server sees the client hang up long before.
+        #expect(await eventually(within: 5) { server.hangUps == 1 })
+    }
+
+    @Test func theTimeoutAlsoStopsTheTransfer() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(
+                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
+                chunkSize: 4096)
+        }
+        defer { server.stop() }
+        let error = await resolutionError(of: loopbackResolver(.init(timeout: 0.5)).page(from: server.url("/stream")))
+        guard case .timedOut = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(await eventually(within: 5) { server.hangUps == 1 })
+    }
+
+    @Test func cancellingDuringARedirectNeitherCrashesNorFollowsIt() async throws {
+        // The client traps if a transfer is cancelled while its redirect callback is in flight; cancel at many
+        // points around the redirect to make sure the fetcher never does that.
+        let server = try TestHTTPServer { request in
+            if request.path.hasPrefix("/hop") || request.path == "/slowhop" {
+                var response = TestHTTPServer.Response.redirect(to: "/next" + request.path)
+                response.delay = request.path == "/slowhop" ? 0.5 : 0.05
+                return response
+            }
+            var response = TestHTTPServer.Response.html("<meta property='al:ios:url' content='x://y'>")
+            response.delay = 1
+            return response
+        }
+        defer { server.stop() }
+        let resolver = loopbackResolver()
+        // Cancelled with no suspension in between, long before its redirect (500 ms) can arrive.
+        let early = CancellationTokenSource()
+        let slow = resolver.page(from: server.url("/slowhop"), cancellationToken: early.token)
+        early.cancel()
+        #expect(slow.cancelled)
+        var tasks: [Task<AppLinkPage>] = []
+        for attempt in 0..<12 {
+            let source = CancellationTokenSource()
+            let task = resolver.page(from: server.url("/hop\(attempt)"), cancellationToken: source.token)
+            try await _Concurrency.Task.sleep(nanoseconds: UInt64(attempt) * 10_000_000)
+            source.cancel()
+            #expect(task.cancelled)
+            tasks.append(task)
+        }
+        // A resolution cancelled before its redirect arrived never asks for the redirect's target.
+        try await _Concurrency.Task.sleep(nanoseconds: 900_000_000)
+        #expect(server.requests.map(\.path).contains("/slowhop"))
+        #expect(!server.requests.map(\.path).contains("/next/slowhop"))
+        #expect(tasks.allSatisfy { $0.cancelled })
+    }
+
+    @Test func cancellingWhileTheRedirectTargetLoadsEndsTheTaskAtOnce() async throws {
+        let server = try TestHTTPServer { request in
+            if request.path == "/start" { return .redirect(to: "/target") }
+            var response = TestHTTPServer.Response.html("")
+            response.delay = 2
+            return response
+        }
+        defer { server.stop() }
+        let source = CancellationTokenSource()
+        let task = loopbackResolver().page(from: server.url("/start"), cancellationToken: source.token)
+        #expect(await eventually(within: 5) { server.requests.map(\.path) == ["/start", "/target"] })
+        source.cancel()
+        #expect(task.cancelled)
+    }
+
+    @Test func twoWaitersShareOneFetchAndOnlyTheLastCancelStopsIt() async throws {
+        let server = try TestHTTPServer { _ in
+            TestHTTPServer.Response(
+                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
+                chunkSize: 4096)
+        }
+        defer { server.stop() }
+        let cache = CachingAppLinkResolver(wrapping: loopbackResolver())
+        let url = server.url("/shared")
+        let first = CancellationTokenSource()
+        let second = CancellationTokenSource()
+        let a = cache.appLink(from: url, platform: .ios, cancellationToken: first.token)
+        let b = cache.appLink(from: url, platform: .ios, cancellationToken: second.token)
+        #expect(await eventually(within: 5) { server.requests.count == 1 })
+        first.cancel()
+        #expect(a.cancelled)
+        #expect(!b.completed)
+        try await _Concurrency.Task.sleep(nanoseconds: 300_000_000)
+        #expect(server.hangUps == 0, "the other waiter still wants the page")
+        second.cancel()
+        #expect(b.cancelled)
+        #expect(await eventually(within: 5) { server.hangUps == 1 })
+        #expect(server.requests.count == 1)
+        #expect(cache.count == 0)
+    }
+
+    @Test func oneWaitersCancelLeavesTheOtherItsResult() async throws {
+        let inner = TokenRecordingResolver()
+        let cache = CachingAppLinkResolver(wrapping: inner)
+        let url = URL(string: "http://shared.example/")!
+        let source = CancellationTokenSource()
+        let leaving = cache.appLink(from: url, platform: .ios, cancellationToken: source.token)
+        let staying = cache.appLink(from: url, platform: .ios, cancellationToken: CancellationTokenSource().token)
+        source.cancel()
+        #expect(leaving.cancelled)
+        #expect(!inner.wasCancelled(0))
+        inner.succeed(0, url: url)
+        #expect(try await staying.value.webURL == url)
+        #expect(inner.callCount == 1)
+    }
+
+    @Test func aWaiterWithoutATokenKeepsTheResolutionGoing() {
+        let inner = TokenRecordingResolver()
+        let cache = CachingAppLinkResolver(wrapping: inner)
+        let url = URL(string: "http://pinned.example/")!
+        let source = CancellationTokenSource()
+        let cancellable = cache.appLink(from: url, platform: .ios, cancellationToken: source.token)
+        let plain = cache.appLink(from: url, platform: .ios)
+        source.cancel()
+        #expect(cancellable.cancelled)
+        #expect(!inner.wasCancelled(0))
+        #expect(!plain.completed)
+    }
+
+    @Test func theLastWaitersCancelStopsTheResolutionAndTheNextCallerStartsAgain() async throws {
+        let inner = TokenRecordingResolver()
+        let cache = CachingAppLinkResolver(wrapping: inner)
+        let url = URL(string: "http://again.example/")!
+        let sources = [CancellationTokenSource(), CancellationTokenSource()]
+        let tasks = sources.map { cache.appLink(from: url, platform: .ios, cancellationToken: $0.token) }
+        sources[1].cancel()
+        #expect(!inner.wasCancelled(0))
+        sources[0].cancel()
+        #expect(inner.wasCancelled(0))
+        #expect(tasks.allSatisfy { $0.cancelled })
+        let next = cache.appLink(from: url, platform: .ios)
+        #expect(inner.callCount == 2)
+        inner.succeed(1, url: url)
+        #expect(try await next.value.sourceURL == url)
+    }
+
+    @Test func theDefaultImplementationEndsTheTaskAtOnce() {
+        let inner = GatedResolver()  // implements only appLink(from:platform:)
+        let source = CancellationTokenSource()
+        let task = inner.appLink(
+            from: URL(string: "http://gated.example/")!, platform: .ios, cancellationToken: source.token)
+        #expect(!task.completed)
+        source.cancel()
+        #expect(task.cancelled)
+        inner.succeed(0)  // the work finishes unobserved
+        #expect(task.cancelled)
+    }
+
+    @Test func navigationCancelledBeforeTheLinkResolvesOpensNothing() async throws {
+        let inner = TokenRecordingResolver()
+        let opener = RecordingAppLinkURLOpener()
+        let source = CancellationTokenSource()
+        let url = URL(string: "http://navigate.example/")!
+        let marker = uniqueMarker()
+        let navigation = AppLinkNavigation.navigate(
+            to: url.appendingPathComponent(marker), resolver: inner, opener: opener, cancellationToken: source.token)
+        let posted = events(mentioning: marker) {
+            source.cancel()
+        }
+        #expect(navigation.cancelled)
+        #expect(inner.wasCancelled(0))
+        #expect(opener.attemptedURLs.isEmpty)
+        #expect(posted.isEmpty)
+        let resolved = AppLinkNavigation.resolveAppLink(url, resolver: inner, cancellationToken: source.token)
+        #expect(resolved.cancelled)
+    }
+}
