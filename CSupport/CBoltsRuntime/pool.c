@@ -41,50 +41,45 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
  * Backpressure (BOLTS_POOL_BACKLOG_PER_WORKER, BOLTS_POOL_BACKLOG_SAMPLE): a thread that
  * is not one of the pool's workers checks the backlog every BOLTS_POOL_BACKLOG_SAMPLE
  * submissions; once it finds more than BOLTS_POOL_BACKLOG_PER_WORKER queued jobs per
- * worker, it gives up its time slice (sched_yield) on each of its submissions, and
- * checks each time, until the backlog is below the bound again. It never blocks and never
- * refuses a job; it only lets the workers have the CPU when submitters outnumber cores
- * and would otherwise pile up jobs faster than the workers get to run them (the queued
- * jobs, one BOLTS_POOL_BLOCK_SIZE block each, then stay in cache, and latency stays
- * bounded).
+ * worker, it gives up its time slice (sched_yield) on each of its submissions, and checks
+ * each time, until the backlog is below the bound again. It never blocks and never refuses
+ * a job; it only lets the workers have the CPU when submitters outnumber cores and would
+ * otherwise pile up jobs faster than the workers get to run them (the queued jobs, one
+ * BOLTS_POOL_BLOCK_SIZE block each, then stay in cache, and latency stays bounded).
  *
- * BOLTS_POOL_SPIN_NS: how long an idle worker keeps scanning before it parks. A futex
- * wake round trip costs ~55 us on the project's VMs, so parking too eagerly is
- * expensive: with 20 us (the default), a
- * submitter that waits for each job's result and submits the next one (a request
- * loop) finds the worker still scanning (paced hand-off p50 ~0.3 us against ~3-8 us
- * with 4 us of spinning, measured on the project's 2-CPU VM); spinning longer takes
- * the CPU from submitters when threads outnumber cores (throughput did not move
+ * BOLTS_POOL_SPIN_NS: how long an idle worker keeps scanning before it parks. A futex wake
+ * round trip costs ~55 us on the project's VMs, so parking too eagerly is expensive: with
+ * 20 us (the default), a submitter that waits for each job's result and submits the next
+ * one (a request loop) finds the worker still scanning (paced hand-off p50 ~0.3 us against
+ * ~3-8 us with 4 us of spinning, measured on the project's 2-CPU VM); spinning longer
+ * takes the CPU from submitters when threads outnumber cores (throughput did not move
  * between 4 us and 20 us there). The price is CPU time while jobs trickle in: with one
- * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with
- * 4 us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission
- * wakes a parked worker only when none is searching (I5). Time-bounded, because a PAUSE
- * costs anything from 10 ns to 300 ns (a virtual machine may trap it).
+ * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with 4
+ * us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission wakes a
+ * parked worker only when none is searching (I5). Time-bounded, because a PAUSE costs
+ * anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
  * BOLTS_POOL_FAIR_INTERVAL (I9): a worker that has taken this many jobs in a row from its
  * own queue looks at the other queues first, and takes from one whose owner is parked or
- * has run no job for BOLTS_POOL_STALL_NS. Without it, a worker whose own queue a closed cycle
- * keeps refilling (an event loop that submits a request's jobs, sleeps until they are
- * done, answers, and submits the next request's) never visited the queue of a worker
- * that was parked, blocked or pre-empted: one loop's requests waited there for 60 to
- * 1,000 ms in the server benchmark. With 16 (the default), once any worker runs, a queue next to a
- * parked owner is served within 16 of that worker's jobs, any other within ~1 ms more.
+ * has run no job for BOLTS_POOL_STALL_NS. Without it, a worker whose own queue a closed
+ * cycle keeps refilling (an event loop that submits a request's jobs, sleeps until they
+ * are done, answers, and submits the next request's) never visited the queue of a worker
+ * that was parked, blocked or pre-empted: one loop's requests waited there for 60 to 1,000
+ * ms in the server benchmark. With 16 (the default), once any worker runs, a queue next to
+ * a parked owner is served within 16 of that worker's jobs, any other within ~1 ms more.
  *
  * BOLTS_POOL_STALL_NS (I9): how long a queue's owner may run no job, with work in its
- * queue and without being parked, before a fairness turn serves that queue. */
-
-/* Steal grace (I10): how long a searching worker leaves a queue's only job to the queue's
- * owner while the owner is running a job (its count of jobs run has not moved). A job
- * that a worker submits to its own queue just before the job it runs ends (an async
- * caller that starts a child and suspends, a completion that resumes the awaiting task)
- * is then run by that worker, where its data is in cache, instead of crossing to an idle
- * worker that spins; a queue holding more than one job (a fan-out), or whose owner is
- * parked, is stolen from at once. Measured on the 2-CPU VM: an await round trip through
- * the installed global executor ran ~1.4x slower on two workers than on one, the idle
- * worker stealing every hop. */
-#ifndef BOLTS_POOL_STEAL_GRACE_NS
-#define BOLTS_POOL_STEAL_GRACE_NS 2000
-#endif
+ * queue and without being parked, before a fairness turn serves that queue.
+ *
+ * BOLTS_POOL_STEAL_GRACE_NS (I10): how long a searching worker leaves a queue's only job
+ * to the queue's owner while the owner is running a job (its count of jobs run has not
+ * moved). A job that a worker submits to its own queue just before the job it runs ends
+ * (an async caller that starts a child and suspends, a completion that resumes the
+ * awaiting task) is then run by that worker, where its data is in cache, instead of
+ * crossing to an idle worker that spins; a queue holding more than one job (a fan-out), or
+ * whose owner is parked, is stolen from at once. Measured on the 2-CPU VM: an await round
+ * trip through the installed global executor ran ~1.4x slower on two workers than on one,
+ * the idle worker stealing every hop. */
 
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
  * the pool, so a scan of [0, hwm) may look at any of them. */

@@ -61,7 +61,7 @@
  *      searching: that queue's producers found it non-empty and woke nobody. Both are
  *      liveness measures; I3 alone prevents lost wake-ups.
  *  I10 Steal grace: a searching worker leaves a queue's only job to that queue's owner
- *      for up to BOLTS_POOL_STEAL_GRACE_NS (2 us) while the owner is running a job (not
+ *      for up to BOLTS_POOL_STEAL_GRACE_NS while the owner is running a job (not
  *      parked, its count of jobs run unchanged), so a job a worker hands itself just
  *      before its current job ends runs there; a queue holding more than one job is
  *      stolen from at once. A heuristic, like I9: the job stays queued and visible to
@@ -131,6 +131,12 @@ typedef struct bolts_pool bolts_pool_t;
  *  without being parked, before a fairness turn serves its queue. */
 #ifndef BOLTS_POOL_STALL_NS
 #define BOLTS_POOL_STALL_NS 1000000
+#endif
+
+/** Steal grace (I10): nanoseconds a searching worker leaves a queue's only job to its
+ *  owner while the owner is running a job. */
+#ifndef BOLTS_POOL_STEAL_GRACE_NS
+#define BOLTS_POOL_STEAL_GRACE_NS 2000
 #endif
 
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
