@@ -104,11 +104,15 @@ final class TestHTTPServer: Sendable {
     }
 
     func stop() {
+        // Only shut the socket down: its accept loop wakes with an error and closes it.
+        // Closing it here would free the descriptor's number while that loop may still call
+        // accept with it, and another test's server, given the same number, would then have
+        // its connections taken (and answered) by this one.
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
