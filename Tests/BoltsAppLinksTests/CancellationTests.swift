@@ -35,6 +35,21 @@ func completionTime<T>(of task: Task<T>) -> Task<Date> {
     task.continueWith(.immediate) { _ in Date() }
 }
 
+/// A loopback resolver whose timeout (10 minutes) is far past any stall of a loaded test run, so that in the tests
+/// below a resolution ends only when it is cancelled. In a full run an async test can be suspended for tens of
+/// seconds between two statements; the servers below therefore hold their responses open rather than finish
+/// them on a timer that such a stall could outlast.
+func patientLoopbackResolver() -> HTMLAppLinkResolver {
+    loopbackResolver(.init(timeout: 600))
+}
+
+extension TestHTTPServer.Response {
+    /// A page whose head and first 16 KiB arrive at once and whose body then never ends: the connection stays open
+    /// until the client hangs up or the server stops.
+    static let endlessPage = TestHTTPServer.Response(
+        headers: [("Content-Type", "text/html")], streamedBodySize: 16 * 1024, chunkSize: 4096, keptOpen: true)
+}
+
 @Suite("Cancellation of resolutions")
 struct CancellationTests {
     let html = page(withTags: [("al:ios:url", "cancel://x")])
@@ -52,47 +67,44 @@ struct CancellationTests {
 
     @Test func cancellingBeforeTheResponseEndsTheTaskAtOnceAndStopsTheTransferWhenItsHeadArrives() async throws {
         let server = try TestHTTPServer { _ in
-            TestHTTPServer.Response(
-                headers: [("Content-Type", "text/html")], delay: 1, streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
-                chunkSize: 4096)
+            var response = TestHTTPServer.Response.endlessPage
+            response.heldUntilReleased = true  // the head comes when the test says, after the cancel
+            return response
         }
         defer { server.stop() }
         let source = CancellationTokenSource()
-        let task = loopbackResolver().page(from: server.url("/slow"), cancellationToken: source.token)
+        let task = patientLoopbackResolver().page(from: server.url("/slow"), cancellationToken: source.token)
         #expect(await eventually(within: 5) { server.requests.count == 1 })
         let ended = completionTime(of: task)
-        let cancelledAt = Date()
+        let cancelling = Date()
         source.cancel()
+        let cancelled = Date()
         #expect(task.cancelled, "cancelled before cancel() returns")
-        #expect(try await ended.value.timeIntervalSince(cancelledAt) < 0.1)
-        // The head could still have been a redirect, so the transfer was only abandoned; once the head shows a
-        // page, the fetcher stops it (the body would take 256 × 50 ms).
+        let endedAt = try await ended.value
+        #expect(endedAt >= cancelling && endedAt <= cancelled, "the task ended inside cancel()")
+        // The head could still have been a redirect, so the transfer was only abandoned, not stopped…
+        try await _Concurrency.Task.sleep(nanoseconds: 200_000_000)
+        #expect(server.hangUps == 0)
+        // …until the head shows a page: then the fetcher stops it (the body would never end).
+        server.release()
         #expect(await eventually(within: 6) { server.hangUps == 1 })
     }
 
     @Test func cancellingDuringTheBodyStopsTheTransfer() async throws {
-        let server = try TestHTTPServer { _ in
-            TestHTTPServer.Response(
-                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
-                chunkSize: 4096)
-        }
+        let server = try TestHTTPServer { _ in .endlessPage }
         defer { server.stop() }
         let source = CancellationTokenSource()
-        let task = loopbackResolver().page(from: server.url("/stream"), cancellationToken: source.token)
+        let task = patientLoopbackResolver().page(from: server.url("/stream"), cancellationToken: source.token)
         #expect(await eventually(within: 5) { server.requests.count == 1 })
         try await _Concurrency.Task.sleep(nanoseconds: 300_000_000)  // some of the body is on its way
         source.cancel()
         #expect(task.cancelled)
-        // The whole body would take 256 × 50 ms; the server sees the client hang up long before.
+        // The body never ends; only the client hanging up ends the response.
         #expect(await eventually(within: 5) { server.hangUps == 1 })
     }
 
     @Test func theTimeoutAlsoStopsTheTransfer() async throws {
-        let server = try TestHTTPServer { _ in
-            TestHTTPServer.Response(
-                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
-                chunkSize: 4096)
-        }
+        let server = try TestHTTPServer { _ in .endlessPage }
         defer { server.stop() }
         let error = await resolutionError(of: loopbackResolver(.init(timeout: 0.5)).page(from: server.url("/stream")))
         guard case .timedOut = error else {
@@ -108,16 +120,18 @@ struct CancellationTests {
         let server = try TestHTTPServer { request in
             if request.path.hasPrefix("/hop") || request.path == "/slowhop" {
                 var response = TestHTTPServer.Response.redirect(to: "/next" + request.path)
-                response.delay = request.path == "/slowhop" ? 0.5 : 0.05
+                response.delay = 0.05
+                response.heldUntilReleased = request.path == "/slowhop"
                 return response
             }
+            // The redirects' targets never answer: only a cancel ends a resolution that got that far.
             var response = TestHTTPServer.Response.html("<meta property='al:ios:url' content='x://y'>")
-            response.delay = 1
+            response.delay = .infinity
             return response
         }
         defer { server.stop() }
-        let resolver = loopbackResolver()
-        // Cancelled with no suspension in between, long before its redirect (500 ms) can arrive.
+        let resolver = patientLoopbackResolver()
+        // Cancelled with no suspension in between; its redirect is held back until after the cancel.
         let early = CancellationTokenSource()
         let slow = resolver.page(from: server.url("/slowhop"), cancellationToken: early.token)
         early.cancel()
@@ -132,8 +146,9 @@ struct CancellationTests {
             tasks.append(task)
         }
         // A resolution cancelled before its redirect arrived never asks for the redirect's target.
-        try await _Concurrency.Task.sleep(nanoseconds: 900_000_000)
-        #expect(server.requests.map(\.path).contains("/slowhop"))
+        server.release()
+        #expect(await eventually(within: 5) { server.answeredPaths.contains("/slowhop") })
+        try await _Concurrency.Task.sleep(nanoseconds: 500_000_000)  // time to follow it, were it followed
         #expect(!server.requests.map(\.path).contains("/next/slowhop"))
         #expect(tasks.allSatisfy { $0.cancelled })
     }
@@ -142,25 +157,21 @@ struct CancellationTests {
         let server = try TestHTTPServer { request in
             if request.path == "/start" { return .redirect(to: "/target") }
             var response = TestHTTPServer.Response.html("")
-            response.delay = 2
+            response.delay = .infinity  // the target never answers
             return response
         }
         defer { server.stop() }
         let source = CancellationTokenSource()
-        let task = loopbackResolver().page(from: server.url("/start"), cancellationToken: source.token)
+        let task = patientLoopbackResolver().page(from: server.url("/start"), cancellationToken: source.token)
         #expect(await eventually(within: 5) { server.requests.map(\.path) == ["/start", "/target"] })
         source.cancel()
         #expect(task.cancelled)
     }
 
     @Test func twoWaitersShareOneFetchAndOnlyTheLastCancelStopsIt() async throws {
-        let server = try TestHTTPServer { _ in
-            TestHTTPServer.Response(
-                headers: [("Content-Type", "text/html")], streamedBodySize: 1024 * 1024, chunkDelay: 0.05,
-                chunkSize: 4096)
-        }
+        let server = try TestHTTPServer { _ in .endlessPage }
         defer { server.stop() }
-        let cache = CachingAppLinkResolver(wrapping: loopbackResolver())
+        let cache = CachingAppLinkResolver(wrapping: patientLoopbackResolver())
         let url = server.url("/shared")
         let first = CancellationTokenSource()
         let second = CancellationTokenSource()

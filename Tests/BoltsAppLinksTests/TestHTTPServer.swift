@@ -7,8 +7,9 @@ import Foundation
 @testable import BoltsAppLinks
 
 /// A small HTTP/1.1 server on 127.0.0.1 for the resolver tests: one thread accepts, one thread per connection
-/// answers, every connection is closed after its response. Handlers decide status, headers, body, and how slowly
-/// it is sent. It listens only on loopback and stops when the test calls `stop()`.
+/// answers, every connection is closed after its response. Handlers decide status, headers, body, how slowly it is
+/// sent, and whether it is held back or kept open. It listens only on loopback and stops when the test calls
+/// `stop()`, which also ends every wait and response still in progress, so a test's teardown never waits for one.
 final class TestHTTPServer: Sendable {
     struct Request: Sendable {
         var method: String
@@ -22,7 +23,8 @@ final class TestHTTPServer: Sendable {
         var reason: String = "OK"
         var headers: [(String, String)] = []
         var body: [UInt8] = []
-        /// Seconds to wait before sending anything.
+        /// Seconds to wait before sending anything; `.infinity` never answers (the connection stays open until the
+        /// client hangs up or the server stops).
         var delay: Double = 0
         /// When set, the body is not `body` but this many bytes of filler, sent in 64 KiB chunks (stopping early if
         /// the client hangs up), with no `Content-Length` unless `headers` gives one.
@@ -31,6 +33,12 @@ final class TestHTTPServer: Sendable {
         var chunkDelay: Double = 0
         /// Bytes per streamed chunk.
         var chunkSize: Int = 64 * 1024
+        /// Nothing is sent until the test calls ``TestHTTPServer/release()`` (after `delay`).
+        var heldUntilReleased = false
+        /// After the body the connection stays open, the response never ending, until the client hangs up (a
+        /// hang-up) or the server stops. With `streamedBodySize` (and no `Content-Length`) this is a body that
+        /// never ends, without growing past any size limit however long the client takes.
+        var keptOpen = false
 
         static func html(_ text: String, contentType: String = "text/html; charset=utf-8") -> Response {
             Response(headers: [("Content-Type", contentType)], body: Array(text.utf8))
@@ -49,10 +57,19 @@ final class TestHTTPServer: Sendable {
         }
     }
 
+    /// What `stop()` and `release()` change, and the connections still being served.
+    private struct State {
+        var stopped = false
+        var released = false
+        var connections: Set<Int32> = []
+    }
+
     let port: UInt16
     private let listener: Int32
     private let recorded = Locked<[Request]>([])
+    private let completed = Locked<[String]>([])
     private let hungUp = Locked(0)
+    private let state = Locked(State())
     private let handler: @Sendable (Request) -> Response
 
     init(handler: @escaping @Sendable (Request) -> Response) throws {
@@ -98,25 +115,59 @@ final class TestHTTPServer: Sendable {
         recorded.current
     }
 
-    /// How many responses could not be sent to the end because the client had closed the connection.
+    /// The paths of the responses sent to the end (kept-open ones excepted), in the order they ended.
+    var answeredPaths: [String] {
+        completed.current
+    }
+
+    /// How many responses could not be sent to the end because the client had closed the connection (a response
+    /// kept open counts when the client closes it). Responses cut short by `stop()` do not count.
     var hangUps: Int {
         hungUp.current
     }
 
+    /// Lets the responses held by ``Response/heldUntilReleased`` go, those waiting now and those to come.
+    func release() {
+        state.withLock { $0.released = true }
+    }
+
+    /// Stops accepting and ends every response in progress: waits end, held responses are never sent, and the
+    /// open connections are shut down.
     func stop() {
-        // Only shut the socket down: its accept loop wakes with an error and closes it.
-        // Closing it here would free the descriptor's number while that loop may still call
-        // accept with it, and another test's server, given the same number, would then have
-        // its connections taken (and answered) by this one.
-        shutdown(listener, Int32(SHUT_RDWR))
+        let first = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.stopped = true
+            for connection in state.connections {
+                shutdown(connection, Int32(SHUT_RDWR))
+            }
+            return true
+        }
+        // Only shut down here: the accept thread closes the listener once `accept` has failed. Closing it here
+        // would let the next server's socket reuse its number while this server's accept thread, if it had not
+        // reached `accept` yet (a loaded run can delay a new thread that long), would then take that server's
+        // connections and answer them with this server's handler.
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopped: Bool {
+        state.current.stopped
     }
 
     private func acceptLoop() {
         defer { close(listener) }
-        while true {
+        while !isStopped {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
                 if errno == EINTR { continue }
+                return
+            }
+            let accepted = state.withLock { state -> Bool in
+                guard !state.stopped else { return false }
+                state.connections.insert(connection)
+                return true
+            }
+            guard accepted else {
+                close(connection)
                 return
             }
             let thread = Thread { [self] in serve(connection) }
@@ -125,14 +176,24 @@ final class TestHTTPServer: Sendable {
     }
 
     private func serve(_ connection: Int32) {
-        defer { close(connection) }
+        // Closed under the lock that `stop()` shuts connections down with, so it never shuts down a reused number.
+        defer {
+            state.withLock { state in
+                state.connections.remove(connection)
+                close(connection)
+            }
+        }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let request = readRequest(connection) else { return }
         recorded.withLock { $0.append(request) }
         let response = handler(request)
         if response.delay > 0 {
-            usleep(useconds_t(response.delay * 1_000_000))
+            let deadline = response.delay.isFinite ? DispatchTime.now() + response.delay : nil
+            guard wait(on: connection, until: { deadline.map { DispatchTime.now() >= $0 } ?? false }) else { return }
+        }
+        if response.heldUntilReleased {
+            guard wait(on: connection, until: { state.current.released }) else { return }
         }
         var head = "HTTP/1.1 \(response.status) \(response.reason)\r\nConnection: close\r\n"
         let names = Set(response.headers.map { $0.0.lowercased() })
@@ -144,24 +205,61 @@ final class TestHTTPServer: Sendable {
         }
         head += "\r\n"
         guard send(connection, Array(head.utf8)) else {
-            hungUp.withLock { $0 += 1 }
+            noteHangUp()
             return
         }
         if let size = response.streamedBodySize {
             let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: response.chunkSize)
             var sent = 0
             while sent < size {
-                if response.chunkDelay > 0 { usleep(useconds_t(response.chunkDelay * 1_000_000)) }
+                if response.chunkDelay > 0 {
+                    let deadline = DispatchTime.now() + response.chunkDelay
+                    guard wait(on: connection, until: { DispatchTime.now() >= deadline }) else { return }
+                }
                 let count = min(chunk.count, size - sent)
-                guard send(connection, Array(chunk[0..<count])) else {
-                    hungUp.withLock { $0 += 1 }
+                guard !isStopped, send(connection, Array(chunk[0..<count])) else {
+                    noteHangUp()
                     return
                 }
                 sent += count
             }
         } else if !send(connection, response.body) {
-            hungUp.withLock { $0 += 1 }
+            noteHangUp()
+            return
         }
+        if response.keptOpen {
+            _ = wait(on: connection, until: { false })
+            return
+        }
+        completed.withLock { $0.append(request.path) }
+    }
+
+    /// Counts a hang-up, unless the connection failed because the server is stopping.
+    private func noteHangUp() {
+        guard !isStopped else { return }
+        hungUp.withLock { $0 += 1 }
+    }
+
+    /// Waits, checking every 10 ms, until `ready()` holds; false (a hang-up counted, unless the server stopped)
+    /// when the client closes the connection first or the server stops.
+    private func wait(on connection: Int32, until ready: () -> Bool) -> Bool {
+        while true {
+            if isStopped { return false }
+            if ready() { return true }
+            var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 10) > 0, clientHungUp(connection) {
+                noteHangUp()
+                return false
+            }
+        }
+    }
+
+    /// Whether the client has closed its end (end of stream or a reset); anything else it sent is read and dropped.
+    private func clientHungUp(_ connection: Int32) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 1024)
+        let count = recv(connection, &scratch, scratch.count, Int32(MSG_DONTWAIT))
+        if count > 0 { return false }
+        return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
     }
 
     private func readRequest(_ connection: Int32) -> Request? {
