@@ -2,19 +2,17 @@ import CGlobalExecutorSwitch
 import Foundation
 import Testing
 
-/// Runs the `GlobalExecutorChecks` program (built with the tests, next to the test
-/// bundle) in a child process: installing a global executor is process-wide, so it cannot
-/// happen in this one, where the test runner's own tasks already run on Swift's executor.
-private func runChecks(_ mode: String) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
-    let here = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    let program = here.appendingPathComponent("GlobalExecutorChecks")
-    guard FileManager.default.isExecutableFile(atPath: program.path) else {
-        Issue.record("GlobalExecutorChecks not found at \(program.path)")
-        return (-1, .exit, "")
-    }
+/// Runs `program` with `arguments` (and `environment`, if given) and collects its
+/// standard output and error together.
+private func run(
+    _ program: URL,
+    _ arguments: [String],
+    environment: [String: String]? = nil
+) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
     let process = Process()
     process.executableURL = program
-    process.arguments = [mode]
+    process.arguments = arguments
+    if let environment { process.environment = environment }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
@@ -24,6 +22,21 @@ private func runChecks(_ mode: String) throws -> (status: Int32, reason: Process
     return (process.terminationStatus, process.terminationReason, String(decoding: data, as: UTF8.self))
 }
 
+/// This test runner's own executable.
+private var testRunner: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+
+/// Runs the `GlobalExecutorChecks` program (built with the tests, next to the test
+/// runner) in a child process: installing a global executor is process-wide, so it cannot
+/// happen in this one, where the test runner's own tasks already run on Swift's executor.
+private func runChecks(_ mode: String) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+    let program = testRunner.deletingLastPathComponent().appendingPathComponent("GlobalExecutorChecks")
+    guard FileManager.default.isExecutableFile(atPath: program.path) else {
+        Issue.record("GlobalExecutorChecks not found at \(program.path)")
+        return (-1, .exit, "")
+    }
+    return try run(program, [mode])
+}
+
 @Suite("ThreadPool as Swift Concurrency's global executor (in a child process)")
 struct GlobalExecutorTests {
     /// The project's own async test suites, run again by a child of this test runner that
@@ -31,24 +44,18 @@ struct GlobalExecutorTests {
     /// Tests/CGlobalExecutorSwitch).
     @Test func theProjectsAsyncTestsPassWithAPoolInstalled() throws {
         guard !bolts_test_global_executor_installed() else { return }  // already the child
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [
-            "--testing-library", "swift-testing",
-            "--filter", "AsyncTests|ThreadPoolTaskExecutorTests|SerialPoolExecutor|TaskExecuteOnPoolTests",
-        ]
         var environment = ProcessInfo.processInfo.environment
         environment["BOLTS_TEST_GLOBAL_EXECUTOR"] = "1"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let output = String(decoding: data, as: UTF8.self)
+        let (status, reason, output) = try run(
+            testRunner,
+            [
+                "--testing-library", "swift-testing",
+                "--filter", "AsyncTests|ThreadPoolTaskExecutorTests|SerialPoolExecutor|TaskExecuteOnPoolTests",
+            ],
+            environment: environment
+        )
         #expect(output.contains("a Bolts pool is Swift Concurrency's global executor"), "\(output)")
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(output)")
+        #expect(reason == .exit && status == 0, "\(output)")
         #expect(output.contains("Suite AsyncTests passed"), "\(output)")
     }
 
