@@ -89,12 +89,7 @@ static bool earlier(const struct timer_entry *a, const struct timer_entry *b) {
 static void heap_push(struct timer_entry entry) {
     if (timers.count == timers.capacity) {
         size_t capacity = timers.capacity ? timers.capacity * 2 : 64;
-        struct timer_entry *grown = realloc(timers.heap, capacity * sizeof *grown);
-        if (grown == NULL) {
-            fprintf(stderr, "bolts: out of memory allocating the timer heap\n");
-            abort();
-        }
-        timers.heap = grown;
+        timers.heap = bolts__realloc_or_abort(timers.heap, capacity * sizeof *timers.heap, "the timer heap");
         timers.capacity = capacity;
     }
     size_t i = timers.count++;

@@ -76,13 +76,22 @@ static inline void bolts__cpu_relax(void) {
 /* The runtime cannot report an allocation failure through its API (a job, a task core or
  * a token that could not be made would be lost work): it says what it could not allocate
  * and aborts. `align` 0: malloc's alignment. */
+static inline _Noreturn void bolts__out_of_memory(const char *what) {
+    fprintf(stderr, "bolts: out of memory allocating %s\n", what);
+    abort();
+}
+
 static inline void *bolts__alloc_or_abort(size_t align, size_t size, const char *what) {
     void *p = align != 0 ? aligned_alloc(align, size) : malloc(size);
-    if (p == NULL) {
-        fprintf(stderr, "bolts: out of memory allocating %s\n", what);
-        abort();
-    }
+    if (p == NULL) bolts__out_of_memory(what);
     return p;
+}
+
+/* As `bolts__alloc_or_abort`, for a block that grows: `realloc` of `p` (may be NULL). */
+static inline void *bolts__realloc_or_abort(void *p, size_t size, const char *what) {
+    void *grown = realloc(p, size);
+    if (grown == NULL) bolts__out_of_memory(what);
+    return grown;
 }
 
 #endif
