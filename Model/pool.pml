@@ -122,6 +122,10 @@
  * a worker's time-bounded spin is SPIN extra scans; futex wait/wake are "block until the
  * word is 1" / "store 1" (a lost wake-up is then a worker blocked for ever, which the
  * end-of-run check sees as a job never run). sched_yield on a busy queue is a retry.
+ * Not modelled: the fairness turns (I9) and the steal grace (I10), with which find_work
+ * passes over a non-empty queue for a while; here a scan takes from any non-empty queue.
+ * Both only delay a take: the job stays where `any_work` sees it, so a worker that passed
+ * it over cannot park past it (the parking check of I3 is the same).
  *
  * Mutants (run.sh's self-test; each must be caught):
  *   1  notify reads the searching count and the parked mask before the tail exchange (as

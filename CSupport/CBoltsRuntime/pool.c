@@ -176,6 +176,13 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
     return (bolts_job_t *)node;
 }
 
+/* Whether `slot`'s worker has its parked bit set. Relaxed: for the heuristics of I9 and
+ * I10 only; parking itself relies on the seq_cst accesses of I3. */
+static inline bool owner_parked(bolts_pool_t *pool, const struct bolts_pool_slot *slot) {
+    uint64_t bit = (uint64_t)1 << (slot->index % 64);
+    return (atomic_load_explicit(&pool->parked[slot->index / 64], memory_order_relaxed) & bit) != 0;
+}
+
 /* On a fairness turn (I9): whether `slot`'s queue holds work that its owner is not
  * taking: the owner is parked (the server stall of finding F5), or its count of jobs run
  * has not moved for BOLTS_POOL_STALL_NS (blocked outside the pool's knowledge, or
@@ -187,8 +194,7 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
  * more or fewer; racing turns may both look. */
 static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now) {
     if (cds_wfcq_empty(&slot->head, &slot->tail)) return false;
-    uint64_t bit = (uint64_t)1 << (slot->index % 64);
-    if (atomic_load_explicit(&pool->parked[slot->index / 64], memory_order_relaxed) & bit) return true;
+    if (owner_parked(pool, slot)) return true;
     uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
     if (executed != atomic_load_explicit(&slot->fair_seen, memory_order_relaxed)) {
         atomic_store_explicit(&slot->fair_seen, executed, memory_order_relaxed);
@@ -198,15 +204,6 @@ static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t no
     return now - atomic_load_explicit(&slot->fair_seen_at, memory_order_relaxed) >= BOLTS_POOL_STALL_NS;
 }
 
-/* Own queue first, then every other slot in [0, hwm), starting after our own, leaving a
- * busy owner's only job to it for a moment (I10); but every
- * BOLTS_POOL_FAIR_INTERVAL-th time in a row that the own queue had a job, the other slots
- * first (I9). Reports BUSY if a queue was mid-enqueue, else HELD if a queue's flag was
- * taken or its job was left to its owner, else nothing. The worker loop treats HELD as
- * nothing (the holder is draining that queue, or its owner will take the job, and a
- * worker still cannot park while a queue is non-empty: `any_work`);
- * final scans after CLOSED treat it as "try again", or two scanners could each leave a
- * queue to the other. `stolen` is set when the job came from another slot's queue. */
 /* The reason to report when no job was found: BUSY beats HELD beats nothing. */
 static inline bolts_job_t *worse(bolts_job_t *why, bolts_job_t *found) {
     return found == FOUND_BUSY || (found == FOUND_HELD && why == FOUND_NOTHING) ? found : why;
@@ -223,8 +220,7 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     if (BOLTS_POOL_STEAL_GRACE_NS == 0) return false; /* a build without the grace */
     struct cds_wfcq_node *first = CMM_LOAD_SHARED(other->head.node.next);
     if (first == NULL || first != CMM_LOAD_SHARED(other->tail.p)) return false;
-    uint64_t bit = (uint64_t)1 << (other->index % 64);
-    if (atomic_load_explicit(&pool->parked[other->index / 64], memory_order_relaxed) & bit) return false;
+    if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) return false;
     uint64_t executed = atomic_load_explicit(&other->executed, memory_order_relaxed);
     int64_t now = bolts__now_ns();
@@ -237,6 +233,15 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     return now - self->grace_since < BOLTS_POOL_STEAL_GRACE_NS;
 }
 
+/* Own queue first, then every other slot in [0, hwm), starting after our own, leaving a
+ * busy owner's only job to it for a moment (I10); but every
+ * BOLTS_POOL_FAIR_INTERVAL-th time in a row that the own queue had a job, the other slots
+ * first (I9). Reports BUSY if a queue was mid-enqueue, else HELD if a queue's flag was
+ * taken or its job was left to its owner, else nothing. The worker loop treats HELD as
+ * nothing (the holder is draining that queue, or its owner will take the job, and a
+ * worker still cannot park while a queue is non-empty: `any_work`);
+ * final scans after CLOSED treat it as "try again", or two scanners could each leave a
+ * queue to the other. `stolen` is set when the job came from another slot's queue. */
 static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     bolts_job_t *why = FOUND_NOTHING;
     bool fair_turn = self->own_run >= BOLTS_POOL_FAIR_INTERVAL;

@@ -7,7 +7,9 @@ import CBoltsRuntime
 /// Each worker owns a wait-free queue (liburcu's `wfcqueue`); a job submitted from a
 /// worker goes on that worker's queue, a job submitted from any other thread goes on the
 /// queue of the CPU that thread runs on, and a worker whose queue is empty steals from the
-/// others. Submitting takes no lock and, for ``execute(_:)``, allocates one block
+/// others (a busy worker's only queued job is left to it for up to
+/// `BOLTS_POOL_STEAL_GRACE_NS`, so a job a worker hands itself as its current job ends, such
+/// as the next step of an `await`, runs there). Submitting takes no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
 /// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds and then park on
 /// a futex. A submission wakes a worker only when it finds a queue empty and no worker
