@@ -15,17 +15,18 @@ enum ServerReport {
         text += "joined, and answered on the connection's loop. Every peer runs once per round in each "
         text += "configuration (\(settings.rounds) round\(settings.rounds == 1 ? "" : "s"), order rotated); "
         text += "requests/s, CPU and p50–p99.9 are medians over the rounds, max is the slowest request of "
-        text += "every round. CPU is the server process's user + system time (getrusage) ÷ requests. "
+        text += "every round. CPU is the server process's user + system time (getrusage) ÷ requests; "
+        text += "switches are its threads' context switches (voluntary + involuntary, getrusage) ÷ requests. "
         text += "Ratios are to `DispatchGroup` in the same run (requests/s: above 1 is better; CPU and p99: "
         text += "below 1 is better).\n"
         for summary in outcome.summaries {
             text += "\n### \(summary.title)\n\n"
             var table = MarkdownTable(
                 headers: [
-                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "allocs/req", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
+                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "allocs/req", "switches/req", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
                     "max ms", "errors",
                 ],
-                alignments: [.left] + Array(repeating: .right, count: 11)
+                alignments: [.left] + Array(repeating: .right, count: 12)
             )
             for peer in summary.peers {
                 let name = peer.isReference ? "\(peer.title) **(reference)**" : peer.title
@@ -36,6 +37,7 @@ enum ServerReport {
                     peer.cpuMicrosecondsPerRequest.formattedPlain,
                     peer.cpuRatio?.formattedRatio ?? "–",
                     peer.allocationsPerRequest.formattedPlain,
+                    peer.contextSwitchesPerRequest.map { String(format: "%.2f", $0) } ?? "–",
                     milliseconds(peer.p50),
                     milliseconds(peer.p90),
                     milliseconds(peer.p99),

@@ -76,7 +76,8 @@ public struct Executor: Sendable, CustomStringConvertible {
     @usableFromInline
     internal let _impl: _Impl?
 
-    private init(tag: _Tag) {
+    @usableFromInline
+    internal init(tag: _Tag) {
         _tag = tag
         _impl = nil
     }
@@ -91,10 +92,14 @@ public struct Executor: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `.pool(.shared)`, made once: the idiomatic `Task.execute(.pool(.shared)) { … }`
-    /// then allocates no executor per call (the shared pool is never deinitialized, so
-    /// holding it here for ever changes nothing).
-    private static let sharedPool = Executor(kind: .pool(.shared))
+    /// `.pool(.shared)`: the pool tag and no object. The idiomatic
+    /// `Task.execute(.pool(.shared)) { … }` then allocates nothing for its executor and
+    /// copies it without touching a reference count: every event-loop thread that submits
+    /// would otherwise retain and release one shared object (or the shared pool) per job,
+    /// bouncing its cache line between CPUs. The shared pool is never deinitialized, so
+    /// its C pool (`_sharedCPool`) needs no owner here.
+    @usableFromInline
+    internal static let _sharedPool = Executor(tag: .pool)
 
     /// A name for the executor: "Default Executor", "Immediate Executor",
     /// "Queue Executor: <label>", and so on.
@@ -102,7 +107,7 @@ public struct Executor: Sendable, CustomStringConvertible {
         switch _tag {
         case .inlineDefault: return "Default Executor"
         case .inlineImmediate: return "Immediate Executor"
-        default: return _impl!.description
+        default: return _impl?.description ?? "ThreadPool Executor: \(ThreadPool.shared.name)"
         }
     }
 
@@ -152,8 +157,15 @@ public struct Executor: Sendable, CustomStringConvertible {
 
     /// Runs jobs on `pool`'s workers. Continuations are handed to the pool by the C core
     /// directly, without a detour through a Swift closure.
+    @inlinable
     public static func pool(_ pool: ThreadPool) -> Executor {
-        pool === ThreadPool.shared ? sharedPool : Executor(kind: .pool(pool))
+        pool.isShared ? _sharedPool : _pool(pool)
+    }
+
+    /// `.pool(_:)` for a pool other than the shared one: an object that keeps it alive.
+    @usableFromInline
+    internal static func _pool(_ pool: ThreadPool) -> Executor {
+        Executor(kind: .pool(pool))
     }
 
     /// The number of nested synchronous completions that run inline on one thread before
@@ -177,7 +189,11 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// Every executor but the pool (whose path is inline in ``execute(_:)``).
     @usableFromInline
     internal func _executeOther(_ job: @escaping @Sendable () -> Void) {
-        guard let impl = _impl else { return job() }
+        guard let impl = _impl else {
+            // No object: an inline executor, or the shared pool (which `execute` takes).
+            if _tag == .pool { return ThreadPool._submit(toCPool: _sharedCPool, job) }
+            return job()
+        }
         switch impl.kind {
         case .mainThread:
             if Thread.isMainThread { job() } else { DispatchQueue.main.async(execute: job) }
@@ -192,7 +208,10 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// The pool that continuations should be handed to by the C core, if any.
     @inlinable
     internal var _cPool: OpaquePointer? {
-        _tag == .pool ? _impl.unsafelyUnwrapped.cPool : nil
+        guard _tag == .pool else { return nil }
+        // Borrowed: no retain of `_impl`; no object at all for the shared pool.
+        if let impl = _impl { return impl.cPool }
+        return _sharedCPool
     }
 
     /// Whether jobs run inline on the calling thread (``default`` and ``immediate``): a
@@ -208,3 +227,10 @@ public struct Executor: Sendable, CustomStringConvertible {
     @inlinable
     internal var _runsInPlace: Bool { _tag != .scheduled }
 }
+
+/// The C pool of ``ThreadPool/shared``, read once: `.pool(.shared)` executors carry no
+/// object and find their pool here (the shared pool is never deinitialized).
+// nonisolated(unsafe): an immutable pointer, set once by the global's initializer, to a
+// C pool whose every entry point may be called from any thread (bolts_pool.h).
+@usableFromInline
+nonisolated(unsafe) internal let _sharedCPool: OpaquePointer = ThreadPool.shared._pool

@@ -1,3 +1,4 @@
+import CBoltsRuntime
 import Dispatch
 import Foundation
 import Testing
@@ -211,6 +212,29 @@ import Testing
         #expect(Executor.closure { $0() }.description == "Closure Executor")
         #expect(Executor.escapingClosure { $0() }.description == "Escaping Closure Executor")
         #expect(Executor.trampolineInlineDepth == 20)
+        #expect(Executor.pool(.shared).description == "ThreadPool Executor: bolts")
+        let pool = ThreadPool(threadCount: 1, name: "described")
+        #expect(Executor.pool(pool).description == "ThreadPool Executor: described")
+        pool.shutdown(wait: true)
+    }
+
+    /// `.pool(.shared)` carries no object (its C pool is found through a global), another
+    /// pool's executor keeps that pool; both run jobs, continuations and `Task.execute` on
+    /// their own pool's workers.
+    @Test func poolExecutorsRunOnTheirPool() {
+        let other = ThreadPool(threadCount: 1, name: "other")
+        defer { other.shutdown(wait: true) }
+        for (executor, pool) in [(Executor.pool(.shared), ThreadPool.shared), (Executor.pool(other), other)] {
+            let ran = TaskCompletionSource<Bool>()
+            executor.execute { ran.set(result: bolts_pool_current() == pool._pool) }
+            #expect(ran.task.waitUntilCompleted(timeout: 30))
+            #expect(ran.task.result == true)
+            let executed = Task<Bool>.execute(executor) { bolts_pool_current() == pool._pool }
+            let continued = executed.continueWith(executor) { _ in bolts_pool_current() == pool._pool }
+            #expect(continued.waitUntilCompleted(timeout: 30))
+            #expect(executed.result == true)
+            #expect(continued.result == true)
+        }
     }
 
     @Test func executorExecuteRunsTheJob() {
