@@ -64,6 +64,15 @@ static inline int64_t bolts__now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The monotonic time `timeout_ns` from now, or -1 (no deadline) for a negative timeout.
+ * Saturates at INT64_MAX instead of overflowing: a caller may pass any timeout up to
+ * INT64_MAX, whatever the uptime. */
+static inline int64_t bolts__deadline_after(int64_t timeout_ns) {
+    if (timeout_ns < 0) return -1;
+    int64_t now = bolts__now_ns();
+    return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
+}
+
 /* A hint to the CPU that this thread is spinning. */
 static inline void bolts__cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)

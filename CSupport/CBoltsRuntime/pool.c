@@ -885,7 +885,7 @@ int bolts_pool_shutdown(bolts_pool_t *pool, bool wait) {
 }
 
 bool bolts_pool_await_termination(bolts_pool_t *pool, int64_t timeout_ns) {
-    int64_t deadline = timeout_ns >= 0 ? bolts__now_ns() + timeout_ns : -1;
+    int64_t deadline = bolts__deadline_after(timeout_ns);
     for (;;) {
         /* Acquire: pairs with the release decrement of each exiting worker. */
         unsigned live = atomic_load_explicit(&pool->live_threads, memory_order_acquire);

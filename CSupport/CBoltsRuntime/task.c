@@ -219,7 +219,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     while (bolts_trampoline_drain() > 0) {
         if (bolts_task_state(task) != BOLTS_PENDING) return true;
     }
-    int64_t deadline = timeout_ns < 0 ? -1 : bolts__now_ns() + timeout_ns;
+    int64_t deadline = bolts__deadline_after(timeout_ns);
 
     /* Spin briefly: a completion that is already under way is far cheaper to wait
      * for than a futex round trip (~55 µs on the project's VMs). */

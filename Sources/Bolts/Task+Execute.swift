@@ -74,16 +74,18 @@ extension Task {
     @discardableResult
     public func waitUntilCompleted(timeout: Double) -> Bool {
         precondition(timeout >= 0 && !timeout.isNaN, "waitUntilCompleted(timeout:) with a negative timeout")
-        let nanoseconds = timeout >= _unlimitedWaitSeconds ? -1 : Int64(timeout * 1e9)
-        return bolts_task_wait(_core, nanoseconds)
+        return bolts_task_wait(_core, _waitNanoseconds(timeout))
     }
 }
 
-/// Timeouts from this many seconds on (about 292 years) wait without a limit
-/// (`bolts_task_wait` takes -1): their nanoseconds would not fit its `int64_t`, whose
-/// largest value is about 9.22e18. A round number below that bound, so that the
-/// conversion of any smaller timeout cannot overflow.
-private let _unlimitedWaitSeconds = 9.2e9
+/// A timeout in seconds (≥ 0, not NaN) as the C core's waits take it: nanoseconds, or -1
+/// (no limit) from 9.2e9 seconds (about 292 years) on, whose nanoseconds would not fit an
+/// `int64_t` (largest about 9.22e18); the bound is a round number below that, so that the
+/// conversion of any smaller timeout cannot overflow. The core saturates its deadlines,
+/// so any result is safe whatever the uptime (`bolts__deadline_after`).
+internal func _waitNanoseconds(_ seconds: Double) -> Int64 {
+    seconds >= 9.2e9 ? -1 : Int64((seconds * 1e9).rounded())
+}
 
 /// `Task.execute`'s closure, parked in the new task's payload while the task's own job
 /// waits in a pool queue.

@@ -139,11 +139,15 @@ public final class ThreadPool: @unchecked Sendable {
 
     /// Waits for the workers of a pool that is shutting down to exit.
     ///
-    /// - Parameter timeout: Seconds to wait at most; nil waits as long as it takes.
+    /// - Parameter timeout: Seconds to wait at most; nil (or `.infinity`, or any timeout
+    ///   too large to count in nanoseconds) waits as long as it takes; 0 or a negative
+    ///   timeout just checks.
     /// - Returns: Whether every worker has exited.
+    /// - Precondition: `timeout` is not NaN.
     public func awaitTermination(timeout: Double? = nil) -> Bool {
-        let nanoseconds: Int64 = timeout.map { Int64(($0 * 1e9).rounded()) } ?? -1
-        return bolts_pool_await_termination(_pool, max(nanoseconds, timeout == nil ? -1 : 0))
+        guard let timeout else { return bolts_pool_await_termination(_pool, -1) }
+        precondition(!timeout.isNaN, "ThreadPool.awaitTermination(timeout:) with a NaN timeout")
+        return bolts_pool_await_termination(_pool, _waitNanoseconds(max(timeout, 0)))
     }
 
     /// Whether ``shutdown(wait:)`` has been called.

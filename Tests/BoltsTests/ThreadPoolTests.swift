@@ -1,4 +1,4 @@
-import Bolts
+@testable import Bolts
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -185,6 +185,39 @@ struct ThreadPoolTests {
             #expect(ran.wait(for: attempted.value.load(ordering: .acquiring), seconds: 30))
             #expect(ran.value.load(ordering: .acquiring) == attempted.value.load(ordering: .acquiring))
         }
+    }
+
+    /// Any timeout is accepted: 0 and negative ones just check, huge ones (beyond what
+    /// nanoseconds can count, or beyond the monotonic clock's range from now) wait without
+    /// a limit instead of trapping or overflowing the deadline.
+    @Test func awaitTerminationTakesAnyTimeout() {
+        let pool = ThreadPool(threadCount: 1, name: "timeouts")
+        let release = TaskCompletionSource<Void>()
+        pool.execute { release.task.waitUntilCompleted() }
+        pool.shutdown(wait: false)
+        #expect(!pool.awaitTermination(timeout: 0))
+        #expect(!pool.awaitTermination(timeout: -5))
+        #expect(!pool.awaitTermination(timeout: 0.01))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.set(result: ()) }
+        #expect(pool.awaitTermination(timeout: 1e30))
+        #expect(pool.awaitTermination(timeout: .infinity))
+        #expect(pool.awaitTermination(timeout: .greatestFiniteMagnitude))
+        #expect(pool.awaitTermination(timeout: 9.1e9))
+        #expect(bolts_pool_await_termination(pool._pool, Int64.max))
+    }
+
+    /// The task wait's deadline saturates: a timeout of `Int64.max` nanoseconds from the C
+    /// core, or just under the unlimited bound from Swift, waits until the task ends.
+    @Test func taskWaitsTakeHugeTimeouts() {
+        for timeout in [9.1e9, 9.2e9, .infinity] {
+            let source = TaskCompletionSource<Int>()
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { source.set(result: 1) }
+            #expect(source.task.waitUntilCompleted(timeout: timeout))
+        }
+        let source = TaskCompletionSource<Int>()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { source.set(result: 1) }
+        #expect(bolts_task_wait(source.task._core, Int64.max))
+        #expect(source.task.result == 1)
     }
 
     @Test func aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne() {
