@@ -11,6 +11,7 @@ import Synchronization
 /// connection's event loop.
 enum ServerPeer: String, CaseIterable, Codable, Sendable {
     case boltsTasks = "bolts-tasks"
+    case boltsExecuteAll = "bolts-execute-all"
     case boltsPool = "bolts-pool"
     case dispatchGroup = "dispatch-group"
     case nioFutures = "nio-futures"
@@ -22,6 +23,7 @@ enum ServerPeer: String, CaseIterable, Codable, Sendable {
     var title: String {
         switch self {
         case .boltsTasks: return "Bolts tasks: Task.execute(.pool) + whenAllResult + eventLoopFuture(on:)"
+        case .boltsExecuteAll: return "Bolts fan-out: Task.executeAll(.pool, count:) + eventLoopFuture(on:)"
         case .boltsPool: return "Bolts pool: ThreadPool.execute + atomic join"
         case .dispatchGroup: return "Dispatch: DispatchGroup on DispatchQueue.global()"
         case .nioFutures: return "SwiftNIO: EventLoopGroup.next().submit + whenAllSucceed"
@@ -35,6 +37,7 @@ enum ServerPeer: String, CaseIterable, Codable, Sendable {
     var shortTitle: String {
         switch self {
         case .boltsTasks: return "Bolts tasks"
+        case .boltsExecuteAll: return "Bolts executeAll"
         case .boltsPool: return "Bolts pool"
         case .dispatchGroup: return "DispatchGroup"
         case .nioFutures: return "NIO loop futures"
@@ -46,7 +49,7 @@ enum ServerPeer: String, CaseIterable, Codable, Sendable {
 
     var subject: Subject {
         switch self {
-        case .boltsTasks, .boltsPool: return .bolts
+        case .boltsTasks, .boltsExecuteAll, .boltsPool: return .bolts
         case .dispatchGroup: return .dispatch
         case .nioFutures, .nioThreadPool, .inlineOnLoop: return .nio
         case .concurrencyTaskGroup: return .concurrency
@@ -134,6 +137,19 @@ final class ServerExecutors: Sendable {
                 )
             }
             BoltsTask.whenAllResult(tasks).eventLoopFuture(on: loop).whenComplete { result in
+                switch result {
+                case .success(let values):
+                    bench_sink_u64(values.last ?? 0)
+                    promise.succeed(())
+                case .failure(let error):
+                    promise.fail(error)
+                }
+            }
+
+        case .boltsExecuteAll:
+            BoltsTask.executeAll(.pool(.shared), count: fanOut) { index in
+                serverJobWork(rounds: rounds, seed: UInt64(index))
+            }.eventLoopFuture(on: loop).whenComplete { result in
                 switch result {
                 case .success(let values):
                     bench_sink_u64(values.last ?? 0)

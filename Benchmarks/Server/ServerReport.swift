@@ -143,6 +143,7 @@ enum ServerReport {
     private static func style(for peer: ServerPeer) -> (color: String, width: Double, dashed: Bool) {
         switch peer {
         case .boltsTasks: return ("#d62728", 3.5, false)
+        case .boltsExecuteAll: return ("#8c564b", 3, false)
         case .boltsPool: return ("#f28e2b", 2.5, false)
         case .dispatchGroup: return ("#1f77b4", 3, false)
         case .nioFutures: return ("#2ca02c", 2, false)
