@@ -118,6 +118,17 @@ final class ServerExecutors: Sendable {
         try? nioThreadPool.syncShutdownGracefully()
     }
 
+    /// Completes `promise` from the joined values of a Bolts handler.
+    private static func answer(_ result: Result<[UInt64], any Error>, _ promise: EventLoopPromise<Void>) {
+        switch result {
+        case .success(let values):
+            bench_sink_u64(values.last ?? 0)
+            promise.succeed(())
+        case .failure(let error):
+            promise.fail(error)
+        }
+    }
+
     /// Fans `fanOut` jobs of `rounds` out the way `peer` does and completes `promise` (on
     /// `loop`, the connection's event loop, where this is called) once they have all run.
     func handle(
@@ -136,28 +147,12 @@ final class ServerExecutors: Sendable {
                     BoltsTask.execute(.pool(.shared)) { serverJobWork(rounds: rounds, seed: UInt64(index)) }
                 )
             }
-            BoltsTask.whenAllResult(tasks).eventLoopFuture(on: loop).whenComplete { result in
-                switch result {
-                case .success(let values):
-                    bench_sink_u64(values.last ?? 0)
-                    promise.succeed(())
-                case .failure(let error):
-                    promise.fail(error)
-                }
-            }
+            BoltsTask.whenAllResult(tasks).eventLoopFuture(on: loop).whenComplete { Self.answer($0, promise) }
 
         case .boltsExecuteAll:
             BoltsTask.executeAll(.pool(.shared), count: fanOut) { index in
                 serverJobWork(rounds: rounds, seed: UInt64(index))
-            }.eventLoopFuture(on: loop).whenComplete { result in
-                switch result {
-                case .success(let values):
-                    bench_sink_u64(values.last ?? 0)
-                    promise.succeed(())
-                case .failure(let error):
-                    promise.fail(error)
-                }
-            }
+            }.eventLoopFuture(on: loop).whenComplete { Self.answer($0, promise) }
 
         case .boltsPool:
             let join = FanOutJoin(count: fanOut, promise: promise)
