@@ -12,12 +12,19 @@ enum Fixtures {
 
     /// The test CA, which issued ``serverCertificate()``.
     static func certificateAuthority() throws -> NIOSSLCertificate {
-        try NIOSSLCertificate(file: directory.appendingPathComponent("ca.pem").path, format: .pem)
+        try certificate("ca.pem")
     }
 
     /// The certificate for `applinks.test` (no other name, no IP address).
     static func serverCertificate() throws -> NIOSSLCertificate {
-        try NIOSSLCertificate(file: directory.appendingPathComponent("applinks.test.pem").path, format: .pem)
+        try certificate("applinks.test.pem")
+    }
+
+    /// The one certificate of the PEM file `name`.
+    private static func certificate(_ name: String) throws -> NIOSSLCertificate {
+        let certificates = try NIOSSLCertificate.fromPEMFile(directory.appendingPathComponent(name).path)
+        guard certificates.count == 1 else { throw NIOSSLError.failedToLoadCertificate }
+        return certificates[0]
     }
 
     static func serverKey() throws -> NIOSSLPrivateKey {
