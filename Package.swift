@@ -141,6 +141,7 @@ let package = Package(
             dependencies: [
                 "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],

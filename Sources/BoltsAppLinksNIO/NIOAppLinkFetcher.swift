@@ -110,12 +110,17 @@ public struct NIOAppLinkFetcher: AppLinkHTTPFetching {
     /// Creates a fetcher on `eventLoopGroup` (by default SwiftNIO's singleton group, which lives as long as the
     /// process).
     ///
-    /// - Throws: SwiftNIO SSL's error when ``Configuration/tlsConfiguration`` cannot be turned into a TLS context
-    ///   (for example a trust-root file that cannot be read).
+    /// - Throws: ``NIOAppLinkFetcherError/unsupportedEventLoopGroup`` when the group's loops cannot run sockets (it
+    ///   must be a `MultiThreadedEventLoopGroup` of NIOPosix, or one of its loops); SwiftNIO SSL's error when
+    ///   ``Configuration/tlsConfiguration`` cannot be turned into a TLS context (for example a trust-root file that
+    ///   cannot be read).
     public init(
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         configuration: Configuration = .init()
     ) throws {
+        guard ClientBootstrap(validatingGroup: eventLoopGroup) != nil else {
+            throw NIOAppLinkFetcherError.unsupportedEventLoopGroup
+        }
         self.eventLoopGroup = eventLoopGroup
         self.configuration = configuration
         self.sslContext = try NIOSSLContext(configuration: configuration.tlsConfiguration)
@@ -177,6 +182,9 @@ public enum NIOAppLinkFetcherError: Error, Sendable, CustomStringConvertible {
     case couldNotConnect(addresses: [AppLinkIPAddress], underlying: any Error)
     /// The connection ended before the response did.
     case connectionClosedEarly
+    /// The event loop group given to ``NIOAppLinkFetcher/init(eventLoopGroup:configuration:)`` cannot run the
+    /// fetcher's sockets (it is not NIOPosix's).
+    case unsupportedEventLoopGroup
 
     /// A sentence describing the failure.
     public var description: String {
@@ -190,6 +198,8 @@ public enum NIOAppLinkFetcherError: Error, Sendable, CustomStringConvertible {
             return "Could not connect to any checked address (\(tried)): \(underlying)"
         case .connectionClosedEarly:
             return "The connection closed before the response was complete"
+        case .unsupportedEventLoopGroup:
+            return "The event loop group cannot run NIOPosix sockets"
         }
     }
 }

@@ -1,6 +1,9 @@
 import Bolts
 import BoltsAppLinksNIO
 import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOPosix
 import Testing
 
 @testable import BoltsAppLinks
@@ -243,5 +246,38 @@ struct NIOFetcherHTTPTests {
         #expect(link.targets == [AppLinkTarget(url: URL(string: "nio://item/7"), package: "org.bolts.nio")])
         #expect(server.requests.map(\.path) == ["/start", "/page"])
         #expect(server.requests.allSatisfy { $0.headers["prefer-html-meta-tags"] == "al" })
+    }
+}
+
+/// The event loop group is borrowed: any NIOPosix group (or loop) serves, and the caller shuts it down.
+@Suite("NIO fetcher: event loops")
+struct NIOFetcherEventLoopTests {
+    @Test func aGroupOfTheCallersOwnCarriesTheConnections() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try TestHTTPServer { _ in .html("own group") }
+        defer { server.stop() }
+        let fetcher = try NIOAppLinkFetcher(eventLoopGroup: group)
+        let response = try await fetcher.fetch(request(server.url("/own"))).value
+        #expect(String(decoding: response.body, as: UTF8.self) == "own group")
+        try await group.shutdownGracefully()
+    }
+
+    @Test func aGroupThatCannotRunSocketsIsRefused() throws {
+        #expect(throws: NIOAppLinkFetcherError.self) {
+            _ = try NIOAppLinkFetcher(eventLoopGroup: EmbeddedEventLoop())
+        }
+    }
+
+    @Test func tasksCompleteOnTheCompletionExecutorNotOnTheEventLoop() async throws {
+        let server = try TestHTTPServer { _ in .html("where") }
+        defer { server.stop() }
+        let queue = DispatchQueue(label: "bolts.applinks.nio-test.completion")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let fetcher = try NIOAppLinkFetcher(configuration: .init(completionExecutor: .queue(queue)))
+        let onQueue = fetcher.fetch(request(server.url("/where"))).continueWith(.immediate) { _ in
+            DispatchQueue.getSpecific(key: key) == true
+        }
+        #expect(try await onQueue.value)
     }
 }
