@@ -4,6 +4,10 @@ import Foundation
 import NIOSSL
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @testable import BoltsAppLinks
 
 /// HTTPS against a loopback TLS server whose certificate, for `applinks.test` only, comes from a test CA (see
@@ -65,6 +69,16 @@ struct TLSTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test(.enabled(if: ipv6LoopbackWorks(), "the machine has no IPv6 loopback"))
+    func anIPv6CheckedAddressIsConnectedTo() async throws {
+        let server = try await TestTLSServer.start(address: "::1", page: html)
+        defer { server.stop() }
+        let url = URL(string: "https://applinks.test:\(server.port)/six")!
+        let response = try await trustingFetcher().fetch(request(url, connectAddresses: ["::1"])).value
+        #expect(response.statusCode == 200)
+        #expect(server.requests.first?.headers["host"] == "applinks.test:\(server.port)")
+    }
+
     @Test func theResolverResolvesOverHTTPSThroughThePinnedFetcher() async throws {
         let server = try await TestTLSServer.start(address: "127.0.0.2", page: html)
         defer { server.stop() }
@@ -79,4 +93,20 @@ struct TLSTests {
         #expect(server.requests.map(\.path) == ["/item"])
         #expect(server.requests.first?.headers["prefer-html-meta-tags"] == "al")
     }
+}
+
+/// Whether a socket can listen on ::1 (some containers have IPv6 turned off).
+func ipv6LoopbackWorks() -> Bool {
+    let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in6()
+    address.sin6_family = sa_family_t(AF_INET6)
+    address.sin6_addr = in6addr_loopback
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+    }
+    return bound == 0 && listen(fd, 1) == 0
 }

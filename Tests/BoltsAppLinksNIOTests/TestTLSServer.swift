@@ -44,9 +44,9 @@ final class TestTLSServer: Sendable {
     /// The requests read so far.
     var requests: [TestHTTPServer.Request] { recorded.current }
 
-    /// Starts a server on `address` (a loopback address) that answers `page` to every request.
+    /// Starts a server on `address` (a loopback address: 127.0.0.0/8 or ::1) that answers `page` to every request.
     static func start(address: String = "127.0.0.1", page: String) async throws -> TestTLSServer {
-        precondition(address.hasPrefix("127."), "the test server listens on loopback only")
+        precondition(address.hasPrefix("127.") || address == "::1", "the test server listens on loopback only")
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try Fixtures.serverCertificate())],
             privateKey: .privateKey(try Fixtures.serverKey()))
