@@ -10,12 +10,14 @@ let package = Package(
     products: [
         .library(name: "Bolts", targets: ["Bolts"]),
         .library(name: "BoltsAppLinks", targets: ["BoltsAppLinks"]),
+        .library(name: "BoltsAppLinksNIO", targets: ["BoltsAppLinksNIO"]),
         .library(name: "BoltsNIO", targets: ["BoltsNIO"]),
         .library(name: "BoltsServer", targets: ["BoltsServer"]),
         .executable(name: "Benchmarks", targets: ["Benchmarks"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -48,6 +50,21 @@ let package = Package(
         .target(
             name: "BoltsAppLinks",
             dependencies: ["Bolts"],
+            swiftSettings: swiftSettings
+        ),
+        // An App Links fetcher that connects only to the addresses the egress policy checked, on
+        // SwiftNIO and SwiftNIO SSL. A module of its own so that `BoltsAppLinks` keeps no package
+        // dependency (and BoringSSL is built only for those who use it).
+        .target(
+            name: "BoltsAppLinksNIO",
+            dependencies: [
+                "Bolts",
+                "BoltsAppLinks",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -117,6 +134,19 @@ let package = Package(
         .testTarget(
             name: "BoltsAppLinksTests",
             dependencies: ["BoltsAppLinks", "Bolts"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BoltsAppLinksNIOTests",
+            dependencies: [
+                "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            // The TLS certificates and keys (test-only) are read from the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=("$@")
-[ ${#modules[@]} -gt 0 ] || modules=(Bolts BoltsNIO BoltsServer BoltsAppLinks)
+[ ${#modules[@]} -gt 0 ] || modules=(Bolts BoltsNIO BoltsServer BoltsAppLinks BoltsAppLinksNIO)
 out=.build/docs
 rm -rf "$out" && mkdir -p "$out"
 log="$out/dump-symbol-graph.log"
@@ -18,9 +18,21 @@ graphs=$(sed -n 's/.*Files written to \(.*\)$/\1/p' "$log" | tail -1)
 # Every archive can be linked to; the others resolve their links into Bolts against its
 # archive, so Bolts is built first. Such a link starts with a slash (``/Bolts/ThreadPool``)
 # unless it names a member that the module itself adds (``Bolts/Executor/eventLoop(_:)``).
+# BoltsAppLinksNIO also links into BoltsAppLinks (``/BoltsAppLinks/HTMLAppLinkResolver``),
+# whose archive is therefore built before it.
+depends_on() {
+    case "$1" in
+        Bolts) ;;
+        BoltsAppLinksNIO) echo Bolts BoltsAppLinks ;;
+        *) echo Bolts ;;
+    esac
+}
 ordered=()
 for module in "${modules[@]}"; do [ "$module" = Bolts ] && ordered+=(Bolts); done
-for module in "${modules[@]}"; do [ "$module" = Bolts ] || ordered+=("$module"); done
+for module in "${modules[@]}"; do [ "$module" = BoltsAppLinks ] && ordered+=(BoltsAppLinks); done
+for module in "${modules[@]}"; do
+    case "$module" in Bolts | BoltsAppLinks) ;; *) ordered+=("$module") ;; esac
+done
 for module in "${ordered[@]}"; do
     # The module's own graph and its extensions of other modules (Module@Other).
     mkdir -p "$out/graphs/$module"
@@ -29,8 +41,10 @@ for module in "${ordered[@]}"; do
         [ -e "$extension" ] && cp "$extension" "$out/graphs/$module/"
     done
     dependency=()
-    [ "$module" = Bolts ] || dependency=(--dependency "$out/Bolts.doccarchive")
-    [ "$module" = Bolts ] || [ -d "$out/Bolts.doccarchive" ] || { echo "build-docs: $module needs Bolts built first"; exit 1; }
+    for other in $(depends_on "$module"); do
+        [ -d "$out/$other.doccarchive" ] || { echo "build-docs: $module needs $other built first (list it too)"; exit 1; }
+        dependency+=(--dependency "$out/$other.doccarchive")
+    done
     echo "== $module"
     docc convert "Sources/$module/$module.docc" "${dependency[@]}" --enable-experimental-external-link-support \
         --additional-symbol-graph-dir "$out/graphs/$module" \

@@ -6,8 +6,8 @@ import Foundation
 
 @testable import BoltsAppLinks
 
-/// A small HTTP/1.1 server on 127.0.0.1 for the resolver tests: one thread accepts, one thread per connection
-/// answers, every connection is closed after its response. Handlers decide status, headers, body, how slowly it is
+/// A small HTTP/1.1 server on 127.0.0.1 (or another loopback IPv4 address) for the resolver tests: one thread
+/// accepts, one thread per connection answers, every connection is closed after its response. Handlers decide status, headers, body, how slowly it is
 /// sent, and whether it is held back or kept open. It listens only on loopback and stops when the test calls
 /// `stop()`, which also ends every wait and response still in progress, so a test's teardown never waits for one.
 final class TestHTTPServer: Sendable {
@@ -65,6 +65,8 @@ final class TestHTTPServer: Sendable {
     }
 
     let port: UInt16
+    /// The loopback IPv4 address it listens on.
+    let address: String
     private let listener: Int32
     private let recorded = Locked<[Request]>([])
     private let completed = Locked<[String]>([])
@@ -72,17 +74,20 @@ final class TestHTTPServer: Sendable {
     private let state = Locked(State())
     private let handler: @Sendable (Request) -> Response
 
-    init(handler: @escaping @Sendable (Request) -> Response) throws {
+    /// Listens on `address` (a loopback IPv4 address, 127.0.0.1 by default) and `port` (0: one the system picks).
+    init(address: String = "127.0.0.1", port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
+        precondition(address.hasPrefix("127."), "the test server listens on loopback only")
         self.handler = handler
+        self.address = address
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError.socket(errno) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = port.bigEndian
+        socketAddress.sin_addr.s_addr = inet_addr(address)
+        let bound = withUnsafePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
@@ -92,10 +97,10 @@ final class TestHTTPServer: Sendable {
             throw ServerError.socket(errno)
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
+        _ = withUnsafeMutablePointer(to: &socketAddress) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        port = UInt16(bigEndian: address.sin_port)
+        self.port = UInt16(bigEndian: socketAddress.sin_port)
         listener = fd
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
@@ -105,9 +110,9 @@ final class TestHTTPServer: Sendable {
         case socket(Int32)
     }
 
-    /// `http://127.0.0.1:<port><path>`.
+    /// `http://<address>:<port><path>`.
     func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(path)")!
+        URL(string: "http://\(address):\(port)\(path)")!
     }
 
     /// The requests received so far, in arrival order.
@@ -200,7 +205,9 @@ final class TestHTTPServer: Sendable {
         for (name, value) in response.headers {
             head += "\(name): \(value)\r\n"
         }
-        if response.streamedBodySize == nil, !names.contains("content-length") {
+        // A response that declares its own framing (`Transfer-Encoding: chunked`, its body already in chunks) gets
+        // no length either.
+        if response.streamedBodySize == nil, !names.contains("content-length"), !names.contains("transfer-encoding") {
             head += "Content-Length: \(response.body.count)\r\n"
         }
         head += "\r\n"

@@ -47,7 +47,8 @@ public struct AppLinkPage: Sendable, Hashable {
 /// connects only to them closes the DNS-rebinding window (a name that answers a public address to the check and a
 /// private one to the connection). ``URLSessionAppLinkFetcher`` cannot: `URLSession` looks the name up again
 /// itself, so a host whose DNS changes its answer between the two lookups can still reach a refused address
-/// through it. Servers that resolve hostile URLs should plug in a fetcher that pins the checked address.
+/// through it. Servers that resolve hostile URLs should plug in a fetcher that pins the checked address, such as
+/// `NIOAppLinkFetcher` of the library `BoltsAppLinksNIO`.
 ///
 /// ## Cancellation
 /// Cancelling the token given to ``appLink(from:platform:cancellationToken:)`` or ``page(from:cancellationToken:)``

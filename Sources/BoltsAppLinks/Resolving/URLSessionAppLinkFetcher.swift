@@ -25,7 +25,8 @@ import Foundation
 /// `URLSession` looks host names up itself and cannot be told which address to connect to, so this fetcher
 /// ignores ``AppLinkHTTPRequest/connectAddresses``: the resolver's egress check runs on its own lookup, and a
 /// name whose DNS answers differently to the two lookups (DNS rebinding) is not caught. Resolving hostile URLs
-/// with full protection needs a fetcher that connects to the checked address.
+/// with full protection needs a fetcher that connects to the checked address: `NIOAppLinkFetcher`, in the library
+/// `BoltsAppLinksNIO`, does (see <doc:ResolvingUntrustedURLs>).
 public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
     /// A fetcher shared by every resolver that is not given one.
     public static let shared = URLSessionAppLinkFetcher()

@@ -1,0 +1,1 @@
+../BoltsAppLinksTests/TestHTTPServer.swift

@@ -1,0 +1,1 @@
+../BoltsAppLinksTests/TestSupport.swift
