@@ -131,7 +131,7 @@ struct PinningTests {
         portBox.withLock { $0 = servers.port }
         let hosts = StubHostResolver(["localhost": ["127.0.0.2"], "rebind.test": ["127.0.0.2"]])
         let resolver = HTMLAppLinkResolver(
-            fetcher: nioFetcher, configuration: .init(timeout: 30, egressPolicy: .testLoopback), hostResolver: hosts)
+            fetcher: nioFetcher, configuration: .init(timeout: 600, egressPolicy: .testLoopback), hostResolver: hosts)
         let link = try await resolver.appLink(
             from: URL(string: "http://localhost:\(servers.port)/start")!, platform: .ios
         ).value

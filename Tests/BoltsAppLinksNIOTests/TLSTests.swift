@@ -84,7 +84,7 @@ struct TLSTests {
         defer { server.stop() }
         let hosts = StubHostResolver(["applinks.test": ["127.0.0.2"]])
         let resolver = HTMLAppLinkResolver(
-            fetcher: try trustingFetcher(), configuration: .init(timeout: 30, egressPolicy: .testLoopback),
+            fetcher: try trustingFetcher(), configuration: .init(timeout: 600, egressPolicy: .testLoopback),
             hostResolver: hosts)
         let link = try await resolver.appLink(
             from: URL(string: "https://applinks.test:\(server.port)/item")!, platform: .android
