@@ -65,7 +65,7 @@ public struct Executor: Sendable, CustomStringConvertible {
             case .operationQueue(let queue): return "OperationQueue Executor: \(queue.name ?? "unnamed")"
             case .closure: return "Closure Executor"
             case .escaping: return "Escaping Closure Executor"
-            case .pool(let pool): return "ThreadPool Executor: \(pool.name)"
+            case .pool(let pool): return Executor._poolDescription(pool)
             }
         }
     }
@@ -76,8 +76,7 @@ public struct Executor: Sendable, CustomStringConvertible {
     @usableFromInline
     internal let _impl: _Impl?
 
-    @usableFromInline
-    internal init(tag: _Tag) {
+    private init(tag: _Tag) {
         _tag = tag
         _impl = nil
     }
@@ -107,8 +106,13 @@ public struct Executor: Sendable, CustomStringConvertible {
         switch _tag {
         case .inlineDefault: return "Default Executor"
         case .inlineImmediate: return "Immediate Executor"
-        default: return _impl?.description ?? "ThreadPool Executor: \(ThreadPool.shared.name)"
+        default: return _impl?.description ?? Executor._poolDescription(.shared)
         }
+    }
+
+    /// "ThreadPool Executor: <name>", for `.pool(_:)` with or without an object.
+    private static func _poolDescription(_ pool: ThreadPool) -> String {
+        "ThreadPool Executor: \(pool.name)"
     }
 
     /// An executor for any other scheduler: `schedule` receives each job and must run it
@@ -189,11 +193,9 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// Every executor but the pool (whose path is inline in ``execute(_:)``).
     @usableFromInline
     internal func _executeOther(_ job: @escaping @Sendable () -> Void) {
-        guard let impl = _impl else {
-            // No object: an inline executor, or the shared pool (which `execute` takes).
-            if _tag == .pool { return ThreadPool._submit(toCPool: _sharedCPool, job) }
-            return job()
-        }
+        // No object: an inline executor (the shared pool has none either, but `execute`
+        // hands it to its C pool before this is reached).
+        guard let impl = _impl else { return job() }
         switch impl.kind {
         case .mainThread:
             if Thread.isMainThread { job() } else { DispatchQueue.main.async(execute: job) }

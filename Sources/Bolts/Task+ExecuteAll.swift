@@ -132,9 +132,7 @@ internal final class _FanOut<T: Sendable>: _FanOutBase, @unchecked Sendable {
             do {
                 (values + index).initialize(to: try body(index))
                 outcomes[index] = Self.succeeded
-            } catch is CancelledError {
-                outcomes[index] = Self.cancelled
-            } catch is CancellationError {
+            } catch where _isCancellation(error) {
                 outcomes[index] = Self.cancelled
             } catch {
                 errors[index] = error
@@ -159,13 +157,10 @@ internal final class _FanOut<T: Sendable>: _FanOutBase, @unchecked Sendable {
             default: break
             }
         }
-        if thrown.count == 1 {
-            result._trySet(error: thrown[0])
-        } else if thrown.count > 1 {
-            result._trySet(error: AggregateError(errors: thrown))
-        } else if anyCancelled {
-            result._tryCancel()
-        } else {
+        switch _combinedFailure(thrown, anyCancelled: anyCancelled) {
+        case .some(.some(let error)): result._trySet(error: error)
+        case .some(.none): result._tryCancel()
+        case .none:
             valuesMoved = true
             let moved = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
                 buffer.baseAddress.unsafelyUnwrapped.moveInitialize(from: values, count: count)

@@ -126,9 +126,17 @@ internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? 
         default: break
         }
     }
+    return _combinedFailure(errors, anyCancelled: cancelled)
+}
+
+/// The aggregate rule on what its inputs ended with: `nil` if none failed or was cancelled,
+/// `.some(nil)` if none failed but some were cancelled, else the single error (unchanged) or
+/// an ``AggregateError`` with `errors` in input order.
+@inlinable
+internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (any Error)?? {
     if errors.count == 1 { return .some(errors[0]) }
     if errors.count > 1 { return .some(AggregateError(errors: errors)) }
-    return cancelled ? .some(nil) : nil
+    return anyCancelled ? .some(nil) : nil
 }
 
 /// Counts inputs down to zero. `attach` costs one job record per input (from the runtime's

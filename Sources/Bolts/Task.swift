@@ -158,7 +158,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @inlinable
     @discardableResult
     internal func _trySet(thrown error: any Error) -> Bool {
-        if error is CancelledError || error is CancellationError { return _tryCancel() }
+        if _isCancellation(error) { return _tryCancel() }
         return _trySet(error: error)
     }
 
@@ -223,4 +223,11 @@ extension Task: CustomStringConvertible {
         }
         return "Task<\(String(describing: T.self))>: \(state)"
     }
+}
+
+/// Whether a thrown `error` means "cancelled" rather than "failed" (`CancelledError` or Swift's
+/// `CancellationError`): the thrown-error rule of every closure a task runs.
+@inlinable
+internal func _isCancellation(_ error: any Error) -> Bool {
+    error is CancelledError || error is CancellationError
 }
