@@ -271,7 +271,14 @@ struct NIOFetcherEventLoopTests {
     }
 
     @Test func tasksCompleteOnTheCompletionExecutorNotOnTheEventLoop() async throws {
-        let server = try TestHTTPServer { _ in .html("where") }
+        // Held until the continuation is in place: on a loaded machine the test's thread may
+        // be descheduled long enough for a prompt answer to complete the task first, and the
+        // continuation would then run inline here.
+        let server = try TestHTTPServer { _ in
+            var response = TestHTTPServer.Response.html("where")
+            response.heldUntilReleased = true
+            return response
+        }
         defer { server.stop() }
         let queue = DispatchQueue(label: "bolts.applinks.nio-test.completion")
         let key = DispatchSpecificKey<Bool>()
@@ -280,6 +287,7 @@ struct NIOFetcherEventLoopTests {
         let onQueue = fetcher.fetch(request(server.url("/where"))).continueWith(.immediate) { _ in
             DispatchQueue.getSpecific(key: key) == true
         }
+        server.release()
         #expect(try await onQueue.value)
     }
 }
