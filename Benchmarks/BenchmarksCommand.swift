@@ -151,7 +151,8 @@ struct BenchmarksCommand: ParsableCommand {
             try ConcurrencyWorkloads.runChild(
                 installed: concurrencyChild == "installed",
                 quick: quick,
-                repetitions: repetitions ?? (quick ? 3 : 7)
+                repetitions: repetitions ?? (quick ? 3 : 7),
+                filter: filter
             )
         }
         // Before anything is measured: a debug build hands over to a release build of itself.

@@ -119,7 +119,8 @@
  *      of the ACTIVE slots (and the compensator can never retire).
  *
  * Abstractions: no compensating workers (I6) unless BLOCKING=1; workers do not submit;
- * a worker's time-bounded spin is SPIN extra scans; futex wait/wake are "block until the
+ * a worker's time-bounded spin is SPIN extra scans (the pauses between scans, which
+ * grow during a spin, are time and not modelled); futex wait/wake are "block until the
  * word is 1" / "store 1" (a lost wake-up is then a worker blocked for ever, which the
  * end-of-run check sees as a job never run). sched_yield on a busy queue is a retry.
  * Not modelled: the fairness turns (I9) and the steal grace (I10), with which find_work

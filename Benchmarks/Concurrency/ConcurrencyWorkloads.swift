@@ -110,7 +110,9 @@ enum ConcurrencyWorkloads {
 
     /// The child's main: installs the pool if asked (first thing), runs every workload
     /// `repetitions` times (after one warm-up run) and prints the results as one JSON line.
-    static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws -> Never {
+    /// `filter` (run by hand, for profiling one workload) keeps the workloads whose name
+    /// contains it; the parent passes none.
+    static func runChild(installed: Bool, quick: Bool, repetitions: Int, filter: String? = nil) throws -> Never {
         if installed {
             guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
                 writeError("the child could not install the pool as the global executor\n")
@@ -118,7 +120,7 @@ enum ConcurrencyWorkloads {
             }
         }
         var samples: [String: [Double]] = [:]
-        for workload in all {
+        for workload in all where filter.map({ workload.name.lowercased().contains($0.lowercased()) }) ?? true {
             let n = max(100, quick ? workload.iterations / 10 : workload.iterations)
             _ = try time(workload, n)  // warm-up
             samples[workload.name] = try (0..<repetitions).map { _ in try time(workload, n) / Double(n) }

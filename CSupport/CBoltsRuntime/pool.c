@@ -59,6 +59,23 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
  * parked worker only when none is searching (I5). Time-bounded, because a PAUSE costs
  * anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
+ * BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES: how densely an idle worker
+ * scans. A scan reads every queue's tail and head, and the steal grace (I10) reads the
+ * owner's `executed` count and the clock: lines that a busy worker writes on every
+ * submission to its own queue and after every job. Scanning after every single PAUSE
+ * (~26 ns on the project's VM) kept those lines moving between the two CPUs, and the busy
+ * worker paid a coherence miss on each of its writes: an await round trip through the
+ * installed global executor (a task that starts a child and suspends, the child's
+ * completion resuming it: every hop a submission to the worker's own queue while the
+ * other worker spins) took 1.3-2.5 us against 1.1-1.3 us once scans back off (medians of
+ * eight alternating runs: 1,534 against 1,220 ns; a preferred-pool round trip from the
+ * global executor 2,355 against 1,286 ns). For the first 2 us of a spin the worker still
+ * scans after every pause, so a submitter that hands over one job at a time (the paced
+ * hand-off: p50 ~0.3-0.4 us) finds it scanning; backing off from the start put that p50
+ * at ~0.9 us. 32 pauses (~0.8 us) between late scans bound the extra pick-up delay of a
+ * job that arrives late in a spin. The server scenario did not move beyond its noise
+ * (its workers are rarely idle for long between a request's jobs).
+ *
  * BOLTS_POOL_FAIR_INTERVAL (I9): a worker that has taken this many jobs in a row from its
  * own queue looks at the other queues first, and takes from one whose owner is parked or
  * has run no job for BOLTS_POOL_STALL_NS. Without it, a worker whose own queue a closed
@@ -598,13 +615,20 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
 }
 
-/* Spins for up to BOLTS_POOL_SPIN_NS looking for work. */
+/* Spins for up to BOLTS_POOL_SPIN_NS looking for work: a scan after every pause for the
+ * first BOLTS_POOL_SPIN_EAGER_NS, then scans further apart, the pauses between them
+ * doubling up to BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). */
 static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
-    int64_t deadline = bolts__now_ns() + BOLTS_POOL_SPIN_NS;
+    int64_t start = bolts__now_ns();
+    int64_t deadline = start + BOLTS_POOL_SPIN_NS;
+    unsigned pauses = 1;
     for (;;) {
-        bolts__cpu_relax();
+        for (unsigned i = 0; i < pauses; i++) bolts__cpu_relax();
         bolts_job_t *job = find_work(pool, self, stolen);
-        if (IS_JOB(job) || bolts__now_ns() >= deadline) return job;
+        if (IS_JOB(job)) return job;
+        int64_t now = bolts__now_ns();
+        if (now >= deadline) return job;
+        if (pauses < BOLTS_POOL_SPIN_BACKOFF_PAUSES && now - start >= BOLTS_POOL_SPIN_EAGER_NS) pauses *= 2;
     }
 }
 

@@ -98,7 +98,7 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// bouncing its cache line between CPUs. The shared pool is never deinitialized, so
     /// its C pool (`_sharedCPool`) needs no owner here.
     @usableFromInline
-    internal static let _sharedPool = Executor(tag: .pool)
+    internal static let _sharedPool = Executor(_sharedPoolTag: ())
 
     /// A name for the executor: "Default Executor", "Immediate Executor",
     /// "Queue Executor: <label>", and so on.
@@ -163,7 +163,18 @@ public struct Executor: Sendable, CustomStringConvertible {
     /// directly, without a detour through a Swift closure.
     @inlinable
     public static func pool(_ pool: ThreadPool) -> Executor {
-        pool.isShared ? _sharedPool : _pool(pool)
+        // The shared pool's executor is built here rather than read from a global: a call
+        // to another global's accessor while `pool` is in use made the compiler retain and
+        // release `pool`, and for `.pool(.shared)` that is one object every submitting
+        // thread would then bounce between CPUs on every call.
+        pool.isShared ? Executor(_sharedPoolTag: ()) : _pool(pool)
+    }
+
+    /// `.pool(.shared)`'s value (see ``_sharedPool``), made inline.
+    @inlinable
+    internal init(_sharedPoolTag: ()) {
+        _tag = .pool
+        _impl = nil
     }
 
     /// `.pool(_:)` for a pool other than the shared one: an object that keeps it alive.
@@ -179,7 +190,7 @@ public struct Executor: Sendable, CustomStringConvertible {
 
     /// Runs `job` as this executor decides.
     @inlinable
-    public func execute(_ job: @escaping @Sendable () -> Void) {
+    public func execute(_ job: consuming @escaping @Sendable () -> Void) {
         // The pool's path is inline in the caller: it reads the C pool through the
         // borrowed `_impl` (no retain of the shared executor object, whose reference
         // count every submitting thread would otherwise bounce) and hands the closure over.

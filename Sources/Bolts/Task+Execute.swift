@@ -23,15 +23,18 @@ extension Task {
         _ executor: Executor = .default,
         file: StaticString = #fileID,
         line: UInt = #line,
-        closure: @escaping @Sendable () throws -> T
+        closure: consuming @escaping @Sendable () throws -> T
     ) -> Task<T> {
         let task = Task<T>(_pendingAt: file, line: line)
         if let cPool = executor._cPool {
             // The pool path allocates nothing beyond the task: its own job record carries
-            // the closure to a worker.
+            // the closure to a worker. The closure is taken owned and moved into the job
+            // (no retain and release of its context on this thread: the context sits next
+            // to the previous jobs' on the heap, whose counts the workers are changing).
             task._submit(toCPool: cPool, _ExecuteStep<T>(body: closure))
         } else {
-            executor.execute { task._complete(with: closure) }
+            let body = closure
+            executor.execute { task._complete(with: body) }
         }
         return task
     }

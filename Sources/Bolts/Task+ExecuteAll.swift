@@ -140,7 +140,9 @@ internal final class _FanOut<T: Sendable>: _FanOutBase, @unchecked Sendable {
             }
         }
         // Acquiring and releasing: the last call's `finish` reads every slot written above.
-        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        // Wrapping: `count` calls from `count` cannot overflow, and the checked form is a
+        // compare-and-swap loop that retries under the other workers' contention.
+        guard remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
         finish()
         Unmanaged.passUnretained(self).release()
     }

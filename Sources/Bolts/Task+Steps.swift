@@ -37,14 +37,17 @@ extension _ContinuationStep {
     }
 
     /// Parks `executor` and `step` in `task`'s payload, which must be free (the task is
-    /// pending and nothing is parked).
+    /// pending and nothing is parked). The step is consumed: its references (the caller's
+    /// closure context, the antecedent) move into the payload without a retain here and a
+    /// release in the caller, two atomic operations on lines that other threads may be
+    /// writing (small heap objects share cache lines with their neighbours).
     @inlinable
-    internal static func _park(_ executor: Executor, _ step: Self, in task: _BoltsTaskBase) {
+    internal static func _park(_ executor: Executor, _ step: consuming Self, in task: _BoltsTaskBase) {
         let raw = bolts_task_payload(task._core)
         raw.initializeMemory(as: Executor.self, repeating: executor, count: 1)
         let slot = raw + _parkedStepOffset
         if _parksInline {
-            slot.initializeMemory(as: Self.self, repeating: step, count: 1)
+            slot.bindMemory(to: Self.self, capacity: 1).initialize(to: step)
         } else {
             let box = UnsafeMutablePointer<Self>.allocate(capacity: 1)
             box.initialize(to: step)

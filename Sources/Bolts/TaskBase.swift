@@ -131,7 +131,11 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// are parked in the core's payload (free until this task completes; see
     /// `_ContinuationStep._park`), and the callback is a plain C function pointer.
     @inlinable
-    internal final func _await<Step: _ContinuationStep>(_ other: _BoltsTaskBase, _ executor: Executor, _ step: Step) {
+    internal final func _await<Step: _ContinuationStep>(
+        _ other: _BoltsTaskBase,
+        _ executor: Executor,
+        _ step: consuming Step
+    ) {
         let job = _parkInOwnJob(step, executor: executor)
         job.pointee.pool = executor._cPool
         // If `other` is abandoned while pending, drop the retain the job holds.
@@ -148,16 +152,17 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// submitting thread and the workers. No `drop`: the pool runs every job exactly once
     /// (invariant I1).
     @inlinable
-    internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: Step) {
+    internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: consuming Step) {
         bolts_pool_submit(cPool, _parkInOwnJob(step, executor: .immediate))
     }
 
     /// Parks `step` and `executor` in this task's payload and readies the core's own job
     /// record to run the step: a plain C callback, and a reference to this task that the
     /// job holds until it runs (a waiting task is kept alive by what it waits on). `pool`
-    /// and `drop` are left clear for the caller.
+    /// and `drop` are left clear for the caller. The step is moved in, not copied (see
+    /// `_ContinuationStep._park`).
     @inlinable
-    internal final func _parkInOwnJob<Step: _ContinuationStep>(_ step: Step, executor: Executor)
+    internal final func _parkInOwnJob<Step: _ContinuationStep>(_ step: consuming Step, executor: Executor)
         -> UnsafeMutablePointer<bolts_job_t>
     {
         assert(_parkedStep == nil, "a task waits on one task at a time")

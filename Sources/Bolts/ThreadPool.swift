@@ -11,8 +11,9 @@ import CBoltsRuntime
 /// `BOLTS_POOL_STEAL_GRACE_NS`, so a job a worker hands itself as its current job ends, such
 /// as the next step of an `await`, runs there). Submitting takes no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
-/// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds and then park on
-/// a futex. A submission wakes a worker only when it finds a queue empty and no worker
+/// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds (scanning the
+/// queues less often after `BOLTS_POOL_SPIN_EAGER_NS`, so that a spinning worker does not
+/// keep pulling the cache lines a busy one writes) and then park on a futex. A submission wakes a worker only when it finds a queue empty and no worker
 /// searching, and a worker that steals from a backlog wakes another. After
 /// `BOLTS_POOL_FAIR_INTERVAL` jobs in a row from its own queue, a worker looks at the
 /// others first and serves any whose own worker has run nothing since the last such look,
@@ -101,13 +102,13 @@ public final class ThreadPool: @unchecked Sendable {
     /// before this returns, and ``Metrics/rejected`` counts it. Use ``tryExecute(_:)`` to
     /// be told instead.
     @inlinable
-    public func execute(_ job: @escaping @Sendable () -> Void) {
+    public func execute(_ job: consuming @escaping @Sendable () -> Void) {
         ThreadPool._submit(toCPool: _pool, job)
     }
 
     /// Runs `job` on one of the pool's workers, or throws ``ThreadPoolError/shutDown(name:)``
     /// without running it if the pool no longer accepts work.
-    public func tryExecute(_ job: @escaping @Sendable () -> Void) throws(ThreadPoolError) {
+    public func tryExecute(_ job: consuming @escaping @Sendable () -> Void) throws(ThreadPoolError) {
         let record = Self._makeClosureJob(job)
         guard bolts_pool_try_submit(_pool, record) else {
             Self.destroyClosureJob(record)

@@ -8,7 +8,8 @@
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry, or
  * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
- * BOLTS_POOL_SPIN_NS, then park on a futex. Submitters from outside the pool yield their
+ * BOLTS_POOL_SPIN_NS (scanning less often after BOLTS_POOL_SPIN_EAGER_NS), then park on a
+ * futex. Submitters from outside the pool yield their
  * time slice while its backlog is over a bound (I8). The tunable constants are defined
  * below the synchronization table, each overridable with -D at build time; comments
  * (here and in Swift) cite them by name, never by value.
@@ -119,6 +120,18 @@ typedef struct bolts_pool bolts_pool_t;
 /** How long, in nanoseconds, an idle worker keeps looking for work before it parks. */
 #ifndef BOLTS_POOL_SPIN_NS
 #define BOLTS_POOL_SPIN_NS 20000
+#endif
+
+/** How long, in nanoseconds, an idle worker scans for work after every pause before it
+ *  spaces its scans out (BOLTS_POOL_SPIN_BACKOFF_PAUSES). */
+#ifndef BOLTS_POOL_SPIN_EAGER_NS
+#define BOLTS_POOL_SPIN_EAGER_NS 2000
+#endif
+
+/** The most pauses (spin hints) an idle worker makes between two scans for work, late in
+ *  a spin: the count doubles from 1 after BOLTS_POOL_SPIN_EAGER_NS up to this. */
+#ifndef BOLTS_POOL_SPIN_BACKOFF_PAUSES
+#define BOLTS_POOL_SPIN_BACKOFF_PAUSES 32
 #endif
 
 /** Fairness (I9): jobs a worker takes in a row from its own queue before it looks at the
