@@ -37,6 +37,11 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
     /// Creates a fetcher with its own ephemeral session (no cookies or cache kept on disk).
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
+        // FoundationNetworking fails a transfer that receives nothing for the session's `timeoutIntervalForRequest`
+        // (60 s by default) whatever the request's own `timeoutInterval` says (checked: a response held back for 75 s
+        // failed at 60.0 s with NSURLErrorTimedOut, and arrived with this setting). The fetch's own deadline, a timer
+        // at `request.timeout`, is what ends a slow fetch; the session must not end it earlier.
+        configuration.timeoutIntervalForRequest = 7 * 24 * 3600
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
