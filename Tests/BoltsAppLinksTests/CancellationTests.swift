@@ -40,8 +40,13 @@ func completionTime<T>(of task: Task<T>) -> Task<Date> {
 /// seconds between two statements; the servers below therefore hold their responses open rather than finish
 /// them on a timer that such a stall could outlast.
 func patientLoopbackResolver() -> HTMLAppLinkResolver {
-    loopbackResolver(.init(timeout: 600))
+    loopbackResolver(.init(timeout: 600), fetcher: patientFetcher)
 }
+
+/// A fetcher whose session lets a transfer idle as long as the patient resolver's deadline: with the default 60 s, a
+/// held response failed these tests whenever other suites' synchronous tests kept the cooperative threads (and so
+/// the test's cancel) busy for a minute.
+let patientFetcher = URLSessionAppLinkFetcher(idleTimeout: 600)
 
 extension TestHTTPServer.Response {
     /// A page whose head and first 16 KiB arrive at once and whose body then never ends: the connection stays open

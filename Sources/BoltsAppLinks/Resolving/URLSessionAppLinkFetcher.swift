@@ -19,7 +19,7 @@ import Foundation
 /// arrived with a status that is not a redirect is cancelled at once; one still waiting for its head is abandoned
 /// (nothing more of it is read) and cancelled when its head arrives, if that is not a redirect; a redirect's
 /// transfer is complete by the time the delegate sees it. A server that never answers therefore keeps its
-/// connection until the session's own transfer timeout, well after the task ended.
+/// connection until the session's idle timeout (``init(idleTimeout:)``, 60 s by default), after the task ended.
 ///
 /// ## Egress
 /// `URLSession` looks host names up itself and cannot be told which address to connect to, so this fetcher
@@ -35,13 +35,18 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
     private let delegate: URLSessionFetchDelegate
 
     /// Creates a fetcher with its own ephemeral session (no cookies or cache kept on disk).
-    public init() {
+    ///
+    /// - Parameter idleTimeout: Seconds a transfer may receive nothing before the session fails it (default 60).
+    ///   FoundationNetworking applies this to every transfer of the session, whatever the request's own timeout
+    ///   says (checked on Linux: a response held back for 75 s failed at 60.0 s with the default, and arrived with
+    ///   a longer setting), so keep it above the longest ``AppLinkHTTPRequest/timeout`` you use, or a quiet server
+    ///   fails the fetch before its deadline. It also bounds how long a transfer abandoned while it waits for its
+    ///   head keeps its connection (see "Cancellation and timeouts" above).
+    /// - Precondition: `idleTimeout` is positive.
+    public init(idleTimeout: Double = 60) {
+        precondition(idleTimeout > 0, "URLSessionAppLinkFetcher(idleTimeout:) needs a positive timeout, not \(idleTimeout)")
         let configuration = URLSessionConfiguration.ephemeral
-        // FoundationNetworking fails a transfer that receives nothing for the session's `timeoutIntervalForRequest`
-        // (60 s by default) whatever the request's own `timeoutInterval` says (checked: a response held back for 75 s
-        // failed at 60.0 s with NSURLErrorTimedOut, and arrived with this setting). The fetch's own deadline, a timer
-        // at `request.timeout`, is what ends a slow fetch; the session must not end it earlier.
-        configuration.timeoutIntervalForRequest = 7 * 24 * 3600
+        configuration.timeoutIntervalForRequest = idleTimeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
@@ -70,7 +75,8 @@ public final class URLSessionAppLinkFetcher: AppLinkHTTPFetching {
             cachePolicy: .reloadIgnoringLocalCacheData,
             // Well past our own deadline (below), which is what fails the task on time. FoundationNetworking on
             // Linux traps when its own timeout (or a cancel) lands while a redirect callback is in flight, so
-            // neither may race the redirect refusal (see the type's documentation).
+            // neither may race the redirect refusal (see the type's documentation). On Linux it goes by the
+            // session's idle timeout instead of this one (see `init(idleTimeout:)`).
             timeoutInterval: max(request.timeout, 0.001) * 2 + 30
         )
         for (name, value) in request.headers {
