@@ -91,15 +91,6 @@ public struct Executor: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `.pool(.shared)`: the pool tag and no object. The idiomatic
-    /// `Task.execute(.pool(.shared)) { … }` then allocates nothing for its executor and
-    /// copies it without touching a reference count: every event-loop thread that submits
-    /// would otherwise retain and release one shared object (or the shared pool) per job,
-    /// bouncing its cache line between CPUs. The shared pool is never deinitialized, so
-    /// its C pool (`_sharedCPool`) needs no owner here.
-    @usableFromInline
-    internal static let _sharedPool = Executor(_sharedPoolTag: ())
-
     /// A name for the executor: "Default Executor", "Immediate Executor",
     /// "Queue Executor: <label>", and so on.
     public var description: String {
@@ -170,7 +161,12 @@ public struct Executor: Sendable, CustomStringConvertible {
         pool.isShared ? Executor(_sharedPoolTag: ()) : _pool(pool)
     }
 
-    /// `.pool(.shared)`'s value (see ``_sharedPool``), made inline.
+    /// `.pool(.shared)`: the pool tag and no object. The idiomatic
+    /// `Task.execute(.pool(.shared)) { … }` then allocates nothing for its executor and
+    /// copies it without touching a reference count: every event-loop thread that submits
+    /// would otherwise retain and release one shared object (or the shared pool) per job,
+    /// bouncing its cache line between CPUs. The shared pool is never deinitialized, so
+    /// its C pool (`_sharedCPool`) needs no owner here.
     @inlinable
     internal init(_sharedPoolTag: ()) {
         _tag = .pool
