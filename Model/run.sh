@@ -21,6 +21,8 @@
 #   MODEL_KNOWN_OK    1: the open findings listed in Model/FINDINGS.md (KNOWN below) are
 #                     reported but do not fail the run                                (default 0)
 #   MODEL_ONLY        run only the checks whose name contains this string
+#   MODEL_SHARD       K/N: run only every N-th check, starting with the K-th (0-based), so
+#                     that N processes can share the checks (.ci/run runs 0/2 and 1/2 at once)
 #   MODEL_MEMORY_MB   memory limit of each verifier (pan -DMEMLIM)                     (default 4096)
 #   MODEL_MA          store states in a minimized automaton (pan -DMA=<this many bytes, at
 #                     least the "State-vector" size pan prints; 320 fits both models):
@@ -46,6 +48,12 @@ pool_full="${MODEL_POOL_FULL:-0}"
 mutants="${MODEL_MUTANTS:-1}"
 known_ok="${MODEL_KNOWN_OK:-0}"
 only="${MODEL_ONLY:-}"
+shard="${MODEL_SHARD:-0/1}"
+shard_k="${shard%/*}"
+shard_n="${shard#*/}"
+[[ "$shard_k" =~ ^[0-9]+$ && "$shard_n" =~ ^[1-9][0-9]*$ && "$shard_k" -lt "$shard_n" ]] ||
+    { echo "MODEL_SHARD must be K/N with 0 <= K < N (got $shard)"; exit 1; }
+check_index=0
 memory="${MODEL_MEMORY_MB:-4096}"
 ma="${MODEL_MA:-}"
 bitstate="${MODEL_BITSTATE:-0}"
@@ -75,6 +83,14 @@ known_failures=0
 summary=()
 total_start=$(date +%s)
 
+# selected NAME: whether this run (MODEL_ONLY, MODEL_SHARD) takes the check called NAME.
+selected() {
+    if [ -n "$only" ] && [[ "$1" != *"$only"* ]]; then return 1; fi
+    local index=$check_index
+    check_index=$((check_index + 1))
+    [ $((index % shard_n)) -eq "$shard_k" ]
+}
+
 # check NAME MODEL EXPECT MODE DEFINES...
 #   EXPECT: pass (no error) | fail (a mutant: an error is expected)
 #   MODE:   safety | ltl:<claim name>
@@ -82,7 +98,7 @@ check() {
     local name="$1" model="$2" expect="$3" mode="$4"
     shift 4
     local defines=("$@")
-    if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then return; fi
+    selected "$name" || return 0
     local dir="$work/$name"
     rm -rf "$dir" && mkdir -p "$dir" && cp "$here/$model" "$dir/"
     local cflags=(-w -O2 "-DMEMLIM=$memory")
@@ -218,7 +234,7 @@ fi
 # compiled with task.c and job.c); exit status 0 = the bug is gone.
 regress() {
     local name="$1" source="$2"
-    if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then return; fi
+    selected "$name" || return 0
     local dir="$work/$name" start end secs verdict status
     mkdir -p "$dir"
     start=$(date +%s.%N)
