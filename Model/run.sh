@@ -3,7 +3,7 @@
 # (Model/token.pml) and thread pool parking protocol (Model/pool.pml) with spin, exhaustively,
 # for small bounds. See Model/README.md.
 #
-#   Model/run.sh                       # every check at the default bounds (about 2 minutes here)
+#   Model/run.sh                       # every check at the default bounds (4-8 minutes here)
 #   TASK_ADDERS=4 TOKEN_REGS=3 Model/run.sh
 #   MODEL_ONLY=token Model/run.sh      # only the checks whose name contains "token"
 #
