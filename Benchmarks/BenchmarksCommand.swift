@@ -181,7 +181,7 @@ struct BenchmarksCommand: ParsableCommand {
             by: filter,
             withoutReference: withoutReference
         )
-        let serverPeers = ServerBenchmark.peers(matching: filter)
+        let serverPeers = ServerBenchmark.peers(matching: filter, withoutReference: withoutReference)
         let concurrencyWanted = ConcurrencyOnPool.isSelected(by: filter)
         let server = ServerBenchmark(settings: serverSettings, peers: serverPeers)
         if list {

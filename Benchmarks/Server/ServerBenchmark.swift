@@ -98,15 +98,16 @@ struct ServerBenchmark {
     let peers: [ServerPeer]
 
     /// The peers `filter` selects: all when it names the group (or is empty), else those
-    /// whose name or title contains it, plus the reference.
-    static func peers(matching filter: String?) -> [ServerPeer] {
+    /// whose name or title contains it, plus the reference unless `withoutReference` (for
+    /// profiling one handler alone; there are no ratios then).
+    static func peers(matching filter: String?, withoutReference: Bool = false) -> [ServerPeer] {
         let filter = filter?.lowercased() ?? ""
         if filter.isEmpty || "\(group) server".lowercased().contains(filter) { return ServerPeer.allCases }
         let named = ServerPeer.allCases.filter {
             $0.rawValue.contains(filter) || $0.title.lowercased().contains(filter)
         }
         if named.isEmpty { return [] }
-        return ServerPeer.allCases.filter { $0 == .dispatchGroup || named.contains($0) }
+        return ServerPeer.allCases.filter { ($0 == .dispatchGroup && !withoutReference) || named.contains($0) }
     }
 
     /// Runs every configuration; `watchdog` is told before each wrk run (a run lasts
