@@ -11,10 +11,11 @@ extension Task {
     /// | cancelled | fails with ``/Bolts/CancelledError`` (which turns back into a cancelled task in ``NIOCore/EventLoopFuture/boltsTask(cancellationToken:)``) |
     ///
     /// The future's callbacks run on `eventLoop`, as with any future of that loop. The task
-    /// is not retained beyond its completion.
+    /// is not retained beyond its completion (or, when the completion is deferred as below,
+    /// beyond the job that completes the promise).
     ///
-    /// When the task ends on a worker of ``/Bolts/ThreadPool/shared`` whose queue holds
-    /// jobs, the promise is completed from a job that the worker queues behind them (as
+    /// When the task ends on a worker of a ``/Bolts/ThreadPool`` whose queue holds jobs, the
+    /// promise is completed from a job that the worker queues behind them (as
     /// `DispatchGroup.notify` queues its block behind the global queue's work), not in the
     /// middle of the completing job. Completing the promise wakes the event loop, which then
     /// takes the CPU from a worker; deferred, the wake-ups of a busy server come fewer and
@@ -27,8 +28,8 @@ extension Task {
         let promise = eventLoop.makePromise(of: T.self)
         // Completing a promise from any thread is safe in SwiftNIO (it hops to the loop).
         self.continueWith { task in
-            if ThreadPool.shared.currentWorkerHasQueuedJobs {
-                ThreadPool.shared.execute { Self._complete(promise, from: task) }
+            if ThreadPool.currentWorkerHasQueuedJobs {
+                ThreadPool.executeOnCurrentWorker { Self._complete(promise, from: task) }
             } else {
                 Self._complete(promise, from: task)
             }

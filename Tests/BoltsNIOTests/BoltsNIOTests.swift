@@ -119,10 +119,13 @@ struct BoltsNIOTests {
         pool.shutdown()
     }
 
-    /// The deferred completion (a worker of the shared pool with jobs in its queue queues
-    /// the promise's completion behind them): every outcome still arrives, on the loop.
-    @Test func tasksEndingOnABusySharedWorkerStillCompleteTheirFutures() throws {
-        #expect(!ThreadPool.shared.currentWorkerHasQueuedJobs, "not a worker here")
+    /// The deferred completion (a pool worker with jobs in its queue queues the promise's
+    /// completion behind them): every outcome still arrives, on the loop.
+    @Test(arguments: ["shared", "own"])
+    func tasksEndingOnABusyWorkerStillCompleteTheirFutures(poolKind: String) throws {
+        let pool = poolKind == "shared" ? ThreadPool.shared : ThreadPool(threadCount: 2, name: "busy")
+        defer { if pool !== ThreadPool.shared { pool.shutdown() } }
+        #expect(!ThreadPool.currentWorkerHasQueuedJobs, "not a worker here")
         var deferred = 0
         for round in 0..<50 {
             let value = TaskCompletionSource<Int>()
@@ -134,10 +137,10 @@ struct BoltsNIOTests {
                 cancellation.task.eventLoopFuture(on: loop)
             )
             let sawQueue = TaskCompletionSource<Bool>()
-            ThreadPool.shared.execute {
+            pool.execute {
                 // Jobs submitted by a worker go to its own queue, so it now holds some.
-                for _ in 0..<8 { ThreadPool.shared.execute {} }
-                sawQueue.set(result: ThreadPool.shared.currentWorkerHasQueuedJobs)
+                for _ in 0..<8 { pool.execute {} }
+                sawQueue.set(result: ThreadPool.currentWorkerHasQueuedJobs)
                 value.set(result: round)
                 failure.set(error: Boom(code: round))
                 cancellation.cancel()
