@@ -960,12 +960,6 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *pool) {
 
 bolts_pool_t *bolts_pool_current(void) { return tl_slot != NULL ? tl_slot->pool : NULL; }
 
-bool bolts_pool_current_has_queued(void) {
-    struct bolts_pool_slot *self = tl_slot;
-    /* liburcu's plain loads of the head link and tail: a snapshot is all that is asked. */
-    return self != NULL && !cds_wfcq_empty(&self->head, &self->tail);
-}
-
 /* ---------------------------------------------------------------------------------- */
 /* Blocking hooks (internal.h), called by bolts_task_wait around its sleep            */
 

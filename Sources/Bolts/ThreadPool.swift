@@ -156,25 +156,6 @@ public final class ThreadPool: @unchecked Sendable {
 
     /// Whether the calling thread is one of this pool's workers.
     public var isCurrent: Bool { (bolts_pool_current() == _pool) }
-
-    /// For the bridges to event loops (BoltsNIO): whether the calling thread is a worker of
-    /// a pool and jobs wait in its own queue, so that a job it submits with
-    /// ``executeOnCurrentWorker(_:)`` runs after them. A bridge that is about to wake an
-    /// event loop from a worker then submits the wake-up as a job instead, to let the worker
-    /// finish its queued jobs first: a busy server's loops are woken less often, each time
-    /// with more to do. A snapshot. Static, so that it touches no pool object (whose
-    /// reference count the workers would otherwise bounce between them).
-    @_spi(Bridges)
-    public static var currentWorkerHasQueuedJobs: Bool { bolts_pool_current_has_queued() }
-
-    /// For the bridges: runs `job` on the pool of the calling worker, queued behind the jobs
-    /// in its own queue. Call it only where ``currentWorkerHasQueuedJobs`` was true on this
-    /// thread (it is then a worker); anywhere else `job` runs inline.
-    @_spi(Bridges)
-    public static func executeOnCurrentWorker(_ job: consuming @escaping @Sendable () -> Void) {
-        guard let cPool = bolts_pool_current() else { return job() }
-        _submit(toCPool: cPool, job)
-    }
 }
 
 /// Why a ``ThreadPool`` refused a job.

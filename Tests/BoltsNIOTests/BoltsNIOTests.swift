@@ -1,4 +1,4 @@
-@_spi(Bridges) import Bolts
+import Bolts
 import BoltsNIO
 import NIOCore
 import NIOPosix
@@ -117,43 +117,6 @@ struct BoltsNIOTests {
         let (value, wasOnLoop) = try onLoop.wait()
         #expect(value == 9 && wasOnLoop)
         pool.shutdown()
-    }
-
-    /// The deferred completion (a pool worker with jobs in its queue queues the promise's
-    /// completion behind them): every outcome still arrives, on the loop.
-    @Test(arguments: ["shared", "own"])
-    func tasksEndingOnABusyWorkerStillCompleteTheirFutures(poolKind: String) throws {
-        let pool = poolKind == "shared" ? ThreadPool.shared : ThreadPool(threadCount: 2, name: "busy")
-        defer { if pool !== ThreadPool.shared { pool.shutdown() } }
-        #expect(!ThreadPool.currentWorkerHasQueuedJobs, "not a worker here")
-        var deferred = 0
-        for round in 0..<50 {
-            let value = TaskCompletionSource<Int>()
-            let failure = TaskCompletionSource<Int>()
-            let cancellation = TaskCompletionSource<Int>()
-            let futures = (
-                value.task.eventLoopFuture(on: loop).map { [loop] in ($0, loop.inEventLoop) },
-                failure.task.eventLoopFuture(on: loop),
-                cancellation.task.eventLoopFuture(on: loop)
-            )
-            let sawQueue = TaskCompletionSource<Bool>()
-            pool.execute {
-                // Jobs submitted by a worker go to its own queue, so it now holds some.
-                for _ in 0..<8 { pool.execute {} }
-                sawQueue.set(result: ThreadPool.currentWorkerHasQueuedJobs)
-                value.set(result: round)
-                failure.set(error: Boom(code: round))
-                cancellation.cancel()
-            }
-            let (result, onLoop) = try futures.0.wait()
-            #expect(result == round && onLoop)
-            #expect(throws: Boom(code: round)) { try futures.1.wait() }
-            #expect(throws: CancelledError()) { try futures.2.wait() }
-            #expect(sawQueue.task.waitUntilCompleted(timeout: 10))
-            if sawQueue.task.result == true { deferred += 1 }
-        }
-        // Another worker may steal the eight jobs first now and then, but not every time.
-        #expect(deferred > 0, "the deferred path was never taken")
     }
 
     @Test func roundTripKeepsValuesErrorsAndCancellation() throws {

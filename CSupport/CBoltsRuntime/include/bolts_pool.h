@@ -238,11 +238,6 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *_Nonnull pool);
 /** The pool whose worker is the calling thread, or NULL. */
 bolts_pool_t *_Nullable bolts_pool_current(void);
 
-/** Whether the calling thread is a pool worker and jobs wait in its own queue (submitted
- *  by it, or by outside threads on its CPU): a job it submits to its pool now runs after
- *  those. A snapshot, for a heuristic (see BoltsNIO's `eventLoopFuture(on:)`). */
-bool bolts_pool_current_has_queued(void);
-
 /** Size of a pool block: a `bolts_job_t` followed by caller payload. */
 #define BOLTS_POOL_BLOCK_SIZE 64
 
