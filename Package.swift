@@ -5,6 +5,19 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// The libraries' and tests' package dependencies, then those only the benchmark uses.
+let libraryDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+]
+let benchmarkDependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+]
+
 let package = Package(
     name: "Bolts",
     products: [
@@ -15,15 +28,7 @@ let package = Package(
         .library(name: "BoltsServer", targets: ["BoltsServer"]),
         .executable(name: "Benchmarks", targets: ["Benchmarks"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-    ],
+    dependencies: libraryDependencies + benchmarkDependencies,
     targets: [
         .systemLibrary(
             name: "CURCU",
@@ -175,3 +180,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `BOLTS_PACKAGE_SCOPE` narrows the package for CI's sanitizer stages, so that they do not
+// compile what they do not run. `core`: the task runtime and its own tests (no package
+// dependency, no NIO, no benchmark), for the AddressSanitizer stage. `tests`: every library and
+// test target, without the benchmark executable and the packages only it uses, for the
+// ThreadSanitizer stage. Nothing else reads it; without it the package is the one declared above.
+switch Context.environment["BOLTS_PACKAGE_SCOPE"] {
+case "core":
+    let core: Set<String> = [
+        "CURCU", "CBoltsRuntime", "Bolts", "BoltsTests",
+        "GlobalExecutorChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
+    ]
+    package.targets.removeAll { !core.contains($0.name) }
+    package.products.removeAll { $0.name != "Bolts" }
+    package.dependencies = []
+case "tests":
+    package.targets.removeAll { $0.name == "Benchmarks" || $0.name == "CBenchmarkSupport" }
+    package.products.removeAll { $0.name == "Benchmarks" }
+    package.dependencies = libraryDependencies
+default:
+    break
+}
