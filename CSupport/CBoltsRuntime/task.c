@@ -32,6 +32,10 @@ struct bolts_task {
     uint8_t outcome;
     /* Diagnostic only; no other memory is ordered by it. */
     _Atomic(uint8_t) observed;
+    /* Set by the first caller of `bolts_task_begin_own_job`: the one that runs the own
+     * job's step when the job sits in a pool's queue (the worker that dequeues it, or a
+     * worker of that pool that awaits the task first). */
+    _Atomic(uint8_t) own_job_begun;
     /* The owner's job record for waiting on one task at a time. */
     bolts_job_t own_job;
     /* Storage for the layer above's success value (written by the claimer before
@@ -54,6 +58,7 @@ static bolts_task_t *task_alloc(uintptr_t state, bolts_outcome_t outcome) {
     atomic_init(&task->state, state);
     task->outcome = (uint8_t)outcome;
     atomic_init(&task->observed, 0);
+    atomic_init(&task->own_job_begun, 0);
     task->own_job = (bolts_job_t){0};
     return task;
 }
@@ -258,4 +263,30 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     bolts__pool_blocking_end();
     waiter_unref(w);
     return done || bolts_task_state(task) != BOLTS_PENDING;
+}
+
+void bolts_task_submit_own_job(bolts_task_t *task, bolts_pool_t *pool) {
+    /* Plain: written before the submission, whose enqueue (a full barrier) publishes them
+     * to the worker; an awaiter reads them after getting the task, which its creator
+     * handed over only after this call. Nobody writes them again while the job is
+     * queued. */
+    task->own_job.pool = pool;
+    task->own_job.flags = BOLTS_JOB_QUEUED_OWN;
+    bolts_pool_submit(pool, &task->own_job);
+}
+
+bool bolts_task_begin_own_job(bolts_task_t *task) {
+    /* Relaxed pre-check: once set it stays set. Acq_rel exchange: exactly one caller reads
+     * 0; the winner reads the step its submitter parked (ordered by the submission's
+     * enqueue, or by the hand-over of the task to the awaiter), and the loser touches
+     * nothing of the task but its reference. */
+    if (atomic_load_explicit(&task->own_job_begun, memory_order_relaxed) != 0) return false;
+    return atomic_exchange_explicit(&task->own_job_begun, 1, memory_order_acq_rel) == 0;
+}
+
+bool bolts_task_begin_own_job_here(bolts_task_t *task) {
+    if (!(task->own_job.flags & BOLTS_JOB_QUEUED_OWN)) return false;
+    bolts_pool_t *pool = task->own_job.pool;
+    if (pool == NULL || pool != bolts_pool_current()) return false;
+    return bolts_task_begin_own_job(task);
 }

@@ -8,10 +8,15 @@ extension Task {
     /// task was cancelled. If the awaiting Swift task is cancelled, this returns at once by
     /// throwing `CancellationError`, without touching this task: other waiters still get
     /// its real outcome.
+    ///
+    /// Awaited on a worker of the pool that a `Task.execute(.pool(…))` task was submitted to,
+    /// before any worker has started it, the closure runs right here (still on that pool,
+    /// still once) instead of suspending the caller until a worker gets to it.
     @inlinable
     public var value: T {
         get async throws {
             if completed { return try _get() }
+            if _runOwnJobHere(), completed { return try _get() }
             return try await _awaitValue()
         }
     }

@@ -4,7 +4,8 @@ import CBoltsRuntime
 // (`_error` is written once before the release that publishes completion and read only
 // after an acquire that saw it; `_parkedStep`, and the step and executor parked in the
 // payload, are handed over by the release CAS that pushes the job that reads them, and
-// read and cleared only by that job).
+// read and cleared only by that job; for a job submitted straight to a pool, by whichever
+// of the job and an awaiter on that pool's worker wins `bolts_task_begin_own_job`).
 /// The non-generic part of every ``Task``: the C core's task, the error payload, the
 /// pending continuation step and where the task was created. An implementation detail
 /// (underscored, not API): it exists so that the C core can call back into a task without
@@ -151,9 +152,34 @@ public class _BoltsTaskBase: @unchecked Sendable {
     /// and parking the pool's executor would bounce its reference count between the
     /// submitting thread and the workers. No `drop`: the pool runs every job exactly once
     /// (invariant I1).
+    ///
+    /// A worker of the same pool that awaits the task before the job is dequeued runs the
+    /// step itself (`_runOwnJobHere`); the job, when dequeued, then finds it begun and only
+    /// drops its reference.
     @inlinable
     internal final func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: consuming Step) {
-        bolts_pool_submit(cPool, _parkInOwnJob(step, executor: .immediate))
+        let job = _parkInOwnJob(step, executor: .immediate)
+        job.pointee.fn = { context in
+            let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
+            guard bolts_task_begin_own_job(base._core) else { return }  // an awaiter ran the step
+            let parked = base._parkedStep.unsafelyUnwrapped
+            base._parkedStep = nil
+            parked._runParked(on: base)
+        }
+        bolts_task_submit_own_job(_core, cPool)
+    }
+
+    /// For an awaiter: if this task's step sits in the queue of the pool whose worker is the
+    /// calling thread (`_submit(toCPool:)`) and nobody has begun it, runs it here, now,
+    /// instead of suspending until a worker dequeues it; returns whether it did. The step
+    /// still runs on that pool, once; it only runs ahead of the jobs queued before it.
+    @usableFromInline
+    internal final func _runOwnJobHere() -> Bool {
+        guard bolts_task_begin_own_job_here(_core) else { return false }
+        let parked = _parkedStep.unsafelyUnwrapped
+        _parkedStep = nil
+        parked._runParked(on: self)
+        return true
     }
 
     /// Parks `step` and `executor` in this task's payload and readies the core's own job

@@ -84,6 +84,23 @@ void bolts_task_publish(bolts_task_t *_Nonnull task, bolts_outcome_t outcome);
  *  it already has. The caller sets job->fn, ->context and ->pool first. */
 void bolts_task_add(bolts_task_t *_Nonnull task, bolts_job_t *_Nonnull job);
 
+/** Submits the task's own job record (fn and context set by the caller, its step parked)
+ *  straight to `pool`'s queue, marked BOLTS_JOB_QUEUED_OWN: the job's function must call
+ *  `bolts_task_begin_own_job` first and run the step only if it returns true, because a
+ *  worker of `pool` that awaits the task may run the step before the job is dequeued
+ *  (`bolts_task_begin_own_job_here`). */
+void bolts_task_submit_own_job(bolts_task_t *_Nonnull task, struct bolts_pool *_Nonnull pool);
+
+/** Whether the caller is the first to begin the step of a job submitted with
+ *  `bolts_task_submit_own_job`: true exactly once per task. */
+bool bolts_task_begin_own_job(bolts_task_t *_Nonnull task);
+
+/** `bolts_task_begin_own_job`, for an awaiter: false without trying unless the task's own
+ *  job was submitted with `bolts_task_submit_own_job` to the pool whose worker is the
+ *  calling thread. True: the caller runs the step now, on this worker, and the queued job
+ *  will find it begun and only release what its context holds. */
+bool bolts_task_begin_own_job_here(bolts_task_t *_Nonnull task);
+
 /** Blocks until the task completes or `timeout_ns` passes (negative: no limit).
  *  Costs nothing until called: it pushes a waiter job and sleeps on a futex. Before
  *  sleeping it drains this thread's trampoline queue, and tells the pool (if this is a
