@@ -65,9 +65,12 @@ extension Task {
     /// Deferred continuations queued on this thread's trampoline run before it sleeps, so
     /// waiting can never deadlock against work this thread itself postponed. On a
     /// ``ThreadPool`` worker, the pool is told the worker blocks, so it keeps running other
-    /// jobs. Not available from async code: `await` ``value`` instead.
+    /// jobs; but a task of `Task.execute(.pool(…))` still queued on this worker's own pool
+    /// is run right here instead (still on that pool, still once), and nothing blocks. Not
+    /// available from async code: `await` ``value`` instead.
     @available(*, noasync, message: "use `try await task.value` in async code")
     public func waitUntilCompleted() {
+        if !completed, _runOwnJobHere(), completed { return }
         _ = bolts_task_wait(_core, -1)
     }
 

@@ -106,6 +106,26 @@ struct InlineAwaitStressTests {
         pool.shutdown()
     }
 
+    /// `waitUntilCompleted()` on a worker, for a task still queued on that worker's pool,
+    /// runs it there: a pool of one finishes nested waits without a compensating thread.
+    @Test func aWorkerWaitingForAQueuedTaskOfItsPoolRunsIt() {
+        let pool = ThreadPool(threadCount: 1, name: "inlw")
+        let before = pool.metrics.compensations
+        let outer = BoltsTask<Int>.execute(.pool(pool)) {
+            var sum = 0
+            for i in 0..<200 {
+                let inner = BoltsTask<Int>.execute(.pool(pool)) { pool.isCurrent ? i : -1_000_000 }
+                inner.waitUntilCompleted()
+                sum += inner.result ?? -1_000_000
+            }
+            return sum
+        }
+        outer.waitUntilCompleted()
+        #expect(outer.result == (0..<200).reduce(0, +))
+        #expect(pool.metrics.compensations == before, "no worker blocked")
+        pool.shutdown()
+    }
+
     /// The same race without Swift Concurrency's scheduling in the way: a worker job
     /// submits a task to its own pool and a sibling job of another worker races to
     /// dequeue it while the first runs it inline. Many rounds on a pool of two.

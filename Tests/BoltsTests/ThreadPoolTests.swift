@@ -225,11 +225,14 @@ struct ThreadPoolTests {
         let executor = Executor.pool(pool)
         for _ in 0..<50 {
             let outer = BoltsTask<Int>.execute(executor) { () -> Int in
-                // Queued behind this job on the only worker: it can run only if the pool
-                // brings in another thread while this one waits.
-                let inner = BoltsTask<Int>.execute(executor) { 41 }
-                inner.waitUntilCompleted()
-                return inner.result! + 1
+                // The job that completes `inner` is queued behind this one on the only
+                // worker: it can run only if the pool brings in another thread while this one
+                // waits. (A `Task.execute(.pool)` task waited for here would be run inline
+                // instead; see InlineAwaitStressTests.)
+                let inner = TaskCompletionSource<Int>()
+                pool.execute { inner.set(result: 41) }
+                inner.task.waitUntilCompleted()
+                return inner.task.result! + 1
             }
             #expect(outer.waitUntilCompleted(timeout: 30))
             #expect(outer.result == 42)
