@@ -83,15 +83,7 @@ struct InlineAwaitStressTests {
         let pool = ThreadPool(threadCount: 2, name: "inlp")
         let other = ThreadPool(threadCount: 1, name: "inlo")
         let wrong = Counter()
-        for i in 0..<300 {
-            let task = BoltsTask<Int>.execute(.pool(pool)) {
-                if !pool.isCurrent || Awaiting.round == i { wrong.increment() }
-                return i
-            }
-            let value = try await Awaiting.$round.withValue(i) { try await task.value }
-            if value != i { wrong.increment() }
-        }
-        try await withTaskExecutorPreference(other) { () async throws -> Void in
+        @Sendable func roundTrips() async throws {
             for i in 0..<300 {
                 let task = BoltsTask<Int>.execute(.pool(pool)) {
                     if !pool.isCurrent || Awaiting.round == i { wrong.increment() }
@@ -101,6 +93,8 @@ struct InlineAwaitStressTests {
                 if value != i { wrong.increment() }
             }
         }
+        try await roundTrips()
+        try await withTaskExecutorPreference(other) { try await roundTrips() }
         #expect(wrong.value == 0, "no closure ran in the awaiter or off its pool")
         other.shutdown()
         pool.shutdown()
