@@ -24,6 +24,9 @@ _Static_assert((STATE_DONE & STATE_CLAIMED) == 0, "DONE and CLAIMED are distinct
 _Static_assert(BOLTS_PENDING == 0 && BOLTS_SUCCESS == 1 && BOLTS_ERROR == 2 && BOLTS_CANCELLED == 3,
                "outcome values are part of the Swift layer's contract");
 
+/* The own job's state (`own_job_state`). */
+enum { OWN_JOB_UNQUEUED = 0, OWN_JOB_QUEUED = 1, OWN_JOB_BEGUN = 2 };
+
 struct bolts_task {
     /* The state word (see the header). */
     _Atomic(uintptr_t) state;
@@ -32,10 +35,12 @@ struct bolts_task {
     uint8_t outcome;
     /* Diagnostic only; no other memory is ordered by it. */
     _Atomic(uint8_t) observed;
-    /* Set by the first caller of `bolts_task_begin_own_job`: the one that runs the own
-     * job's step when the job sits in a pool's queue (the worker that dequeues it, or a
-     * worker of that pool that awaits the task first). */
-    _Atomic(uint8_t) own_job_begun;
+    /* OWN_JOB_*: whether `bolts_task_submit_own_job` queued the own job on a pool, and
+     * whether its step has begun (claimed by the worker that dequeues the job, or by a
+     * worker of that pool that awaits the task first). The own job of any other task is
+     * re-parked as its owner waits on one task after another; this word, not the job's
+     * fields, is what an awaiter reads first. */
+    _Atomic(uint8_t) own_job_state;
     /* The owner's job record for waiting on one task at a time. */
     bolts_job_t own_job;
     /* Storage for the layer above's success value (written by the claimer before
@@ -58,7 +63,7 @@ static bolts_task_t *task_alloc(uintptr_t state, bolts_outcome_t outcome) {
     atomic_init(&task->state, state);
     task->outcome = (uint8_t)outcome;
     atomic_init(&task->observed, 0);
-    atomic_init(&task->own_job_begun, 0);
+    atomic_init(&task->own_job_state, OWN_JOB_UNQUEUED);
     task->own_job = (bolts_job_t){0};
     return task;
 }
@@ -266,26 +271,29 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
 }
 
 void bolts_task_submit_own_job(bolts_task_t *task, bolts_pool_t *pool) {
-    /* Plain: written before the submission, whose enqueue (a full barrier) publishes them
-     * to the worker; an awaiter reads them after getting the task, which its creator
-     * handed over only after this call. Nobody writes them again while the job is
-     * queued. */
+    /* Plain, and relaxed: written before the submission, whose enqueue (a full barrier)
+     * publishes them to the worker; an awaiter reads them after getting the task, which
+     * its creator hands over only after this call. A queued own job is never re-parked,
+     * so `pool` does not change while the state says QUEUED. */
     task->own_job.pool = pool;
-    task->own_job.flags = BOLTS_JOB_QUEUED_OWN;
+    atomic_store_explicit(&task->own_job_state, OWN_JOB_QUEUED, memory_order_relaxed);
     bolts_pool_submit(pool, &task->own_job);
 }
 
 bool bolts_task_begin_own_job(bolts_task_t *task) {
-    /* Relaxed pre-check: once set it stays set. Acq_rel exchange: exactly one caller reads
-     * 0; the winner reads the step its submitter parked (ordered by the submission's
-     * enqueue, or by the hand-over of the task to the awaiter), and the loser touches
-     * nothing of the task but its reference. */
-    if (atomic_load_explicit(&task->own_job_begun, memory_order_relaxed) != 0) return false;
-    return atomic_exchange_explicit(&task->own_job_begun, 1, memory_order_acq_rel) == 0;
+    uint8_t expected = OWN_JOB_QUEUED;
+    /* Acq_rel CAS: exactly one caller moves QUEUED to BEGUN; the winner reads the step its
+     * submitter parked (ordered by the submission's enqueue, or by the hand-over of the
+     * task to the awaiter), the loser touches nothing of the task but its reference.
+     * Relaxed on failure: the loser reads nothing the winner wrote. */
+    return atomic_compare_exchange_strong_explicit(&task->own_job_state, &expected, OWN_JOB_BEGUN,
+                                                   memory_order_acq_rel, memory_order_relaxed);
 }
 
 bool bolts_task_begin_own_job_here(bolts_task_t *task) {
-    if (!(task->own_job.flags & BOLTS_JOB_QUEUED_OWN)) return false;
+    /* Relaxed: a pre-check; the CAS in `bolts_task_begin_own_job` decides. Only a QUEUED
+     * own job's `pool` is stable enough to read (see `bolts_task_submit_own_job`). */
+    if (atomic_load_explicit(&task->own_job_state, memory_order_relaxed) != OWN_JOB_QUEUED) return false;
     bolts_pool_t *pool = task->own_job.pool;
     if (pool == NULL || pool != bolts_pool_current()) return false;
     return bolts_task_begin_own_job(task);

@@ -100,6 +100,27 @@ struct InlineAwaitStressTests {
         pool.shutdown()
     }
 
+    /// Awaiting, on the pool, tasks whose own job is re-parked while the await looks at it
+    /// (a `continueWithTask` task waits on its antecedent, then on the task its closure
+    /// returns): the awaiter must read only the own job's state word, never the fields a
+    /// worker is rewriting (ThreadSanitizer runs this suite), and never run such a step.
+    @Test func awaitingTasksThatReParkTheirOwnJob() async throws {
+        let pool = ThreadPool(threadCount: 2, name: "inlr")
+        let wrong = try await withTaskExecutorPreference(pool) { () async throws -> Int in
+            var wrong = 0
+            for i in 0..<2_000 {
+                let chained = BoltsTask<Int>.execute(.pool(pool)) { i }
+                    .continueWithTask(.pool(pool)) { first in
+                        BoltsTask<Int>.execute(.pool(pool)) { (first.result ?? -1) &+ 1 }
+                    }
+                if try await chained.value != i &+ 1 { wrong += 1 }
+            }
+            return wrong
+        }
+        #expect(wrong == 0)
+        pool.shutdown()
+    }
+
     /// `waitUntilCompleted()` on a worker, for a task still queued on that worker's pool,
     /// runs it there: a pool of one finishes nested waits without a compensating thread.
     @Test func aWorkerWaitingForAQueuedTaskOfItsPoolRunsIt() {

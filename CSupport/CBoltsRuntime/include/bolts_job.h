@@ -48,9 +48,6 @@ typedef struct bolts_job {
 /** Set on records that `bolts_job_create` made: `bolts_job_run` frees them. */
 #define BOLTS_JOB_OWNED ((uintptr_t)1)
 
-/** Set on a task's own job record that `bolts_task_submit_own_job` put in a pool's queue. */
-#define BOLTS_JOB_QUEUED_OWN ((uintptr_t)2)
-
 /** Allocates a job record from the calling thread's cache (or malloc). The runtime
  *  frees it after it runs. Never NULL: out of memory, the runtime aborts. */
 bolts_job_t *_Nonnull bolts_job_create(bolts_job_fn _Nonnull fn, void *_Nullable context);

@@ -85,10 +85,11 @@ void bolts_task_publish(bolts_task_t *_Nonnull task, bolts_outcome_t outcome);
 void bolts_task_add(bolts_task_t *_Nonnull task, bolts_job_t *_Nonnull job);
 
 /** Submits the task's own job record (fn and context set by the caller, its step parked)
- *  straight to `pool`'s queue, marked BOLTS_JOB_QUEUED_OWN: the job's function must call
+ *  straight to `pool`'s queue and marks it queued: the job's function must call
  *  `bolts_task_begin_own_job` first and run the step only if it returns true, because a
  *  worker of `pool` that awaits the task may run the step before the job is dequeued
- *  (`bolts_task_begin_own_job_here`). */
+ *  (`bolts_task_begin_own_job_here`). A task's own job is submitted this way at most once,
+ *  and never re-parked afterwards. */
 void bolts_task_submit_own_job(bolts_task_t *_Nonnull task, struct bolts_pool *_Nonnull pool);
 
 /** Whether the caller is the first to begin the step of a job submitted with
