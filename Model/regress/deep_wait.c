@@ -35,6 +35,8 @@ void bolts_pool_submit(bolts_pool_t *pool, bolts_job_t *job) {
 }
 void bolts__pool_blocking_begin(void) {}
 void bolts__pool_blocking_end(void) {}
+/* No thread here is a pool worker (bolts_task_begin_own_job_here asks). */
+bolts_pool_t *bolts_pool_current(void) { return NULL; }
 
 static bolts_task_t *target;
 static int complete_on_next_alloc;
