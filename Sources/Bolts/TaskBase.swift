@@ -162,9 +162,7 @@ public class _BoltsTaskBase: @unchecked Sendable {
         job.pointee.fn = { context in
             let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
             guard bolts_task_begin_own_job(base._core) else { return }  // an awaiter ran the step
-            let parked = base._parkedStep.unsafelyUnwrapped
-            base._parkedStep = nil
-            parked._runParked(on: base)
+            base._runParkedStep()
         }
         bolts_task_submit_own_job(_core, cPool)
     }
@@ -176,9 +174,7 @@ public class _BoltsTaskBase: @unchecked Sendable {
     @usableFromInline
     internal final func _runOwnJobHere() -> Bool {
         guard bolts_task_begin_own_job_here(_core) else { return false }
-        let parked = _parkedStep.unsafelyUnwrapped
-        _parkedStep = nil
-        parked._runParked(on: self)
+        _runParkedStep()
         return true
     }
 
@@ -196,16 +192,22 @@ public class _BoltsTaskBase: @unchecked Sendable {
         _parkedStep = Step.self
         let job = bolts_task_own_job(_core)
         job.pointee.fn = { context in
-            let base = Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()
-            let parked = base._parkedStep.unsafelyUnwrapped
-            base._parkedStep = nil
-            parked._runParked(on: base)
+            Unmanaged<_BoltsTaskBase>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue()._runParkedStep()
         }
         job.pointee.context = Unmanaged.passRetained(self).toOpaque()
         job.pointee.pool = nil
         job.pointee.flags = 0
         job.pointee.drop = nil
         return job
+    }
+
+    /// Runs the step parked by `_parkInOwnJob` (with this task) and clears it: the body of
+    /// the own job, for whoever holds the right to run it.
+    @inlinable
+    internal final func _runParkedStep() {
+        let parked = _parkedStep.unsafelyUnwrapped
+        _parkedStep = nil
+        parked._runParked(on: self)
     }
 }
 
