@@ -286,8 +286,19 @@ bool bolts_task_begin_own_job(bolts_task_t *task) {
      * submitter parked (ordered by the submission's enqueue, or by the hand-over of the
      * task to the awaiter), the loser touches nothing of the task but its reference.
      * Relaxed on failure: the loser reads nothing the winner wrote. */
-    return atomic_compare_exchange_strong_explicit(&task->own_job_state, &expected, OWN_JOB_BEGUN,
-                                                   memory_order_acq_rel, memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&task->own_job_state, &expected, OWN_JOB_BEGUN,
+                                                 memory_order_acq_rel, memory_order_relaxed)) {
+        return false;
+    }
+    /* The step is about to run, and its completion will walk the jobs waiting on the task
+     * (a join's record, an awaiter's), which the thread that attached them wrote on
+     * another CPU: start fetching the newest now, so that it has arrived by then. Relaxed:
+     * only an address to prefetch (a prefetch never faults, and a job pushed later is
+     * simply not prefetched); `publish`'s exchange is what reads the stack. */
+    uintptr_t s = atomic_load_explicit(&task->state, memory_order_relaxed);
+    bolts_job_t *newest = (bolts_job_t *)(s & ~STATE_TAGS);
+    if (newest != NULL) __builtin_prefetch(newest, 1);
+    return true;
 }
 
 bool bolts_task_begin_own_job_here(bolts_task_t *task) {
