@@ -11,12 +11,17 @@ extension Task {
     ///
     /// Awaited on a worker of the pool that a `Task.execute(.pool(…))` task was submitted to,
     /// before any worker has started it, the closure runs right here (still on that pool,
-    /// still once) instead of suspending the caller until a worker gets to it.
+    /// still once) instead of suspending the caller until a worker gets to it. Awaited
+    /// anywhere else (a thread of Swift's default executor, an event loop), such a task is
+    /// first waited for by spinning a few microseconds (at most `BOLTS_TASK_AWAIT_SPIN_NS`),
+    /// so that a short closure's value arrives without a suspension and a wake-up; a thread
+    /// whose recent spins all ran out skips them for a while.
     @inlinable
     public var value: T {
         get async throws {
             if completed { return try _get() }
             if _runOwnJobHere(), completed { return try _get() }
+            if _spinForCompletion(), completed { return try _get() }
             return try await _awaitValue()
         }
     }

@@ -178,6 +178,17 @@ public class _BoltsTaskBase: @unchecked Sendable {
         return true
     }
 
+    /// For an awaiter that is not a pool worker: if a pool runs this task's step (or is about
+    /// to) and the awaiting Swift task is not cancelled, spins for a few microseconds
+    /// (`bolts_task_spin_for_completion`: bounded, and skipped by a thread whose recent
+    /// spins timed out); returns whether the task completed meanwhile, so that the awaiter
+    /// neither suspends nor waits for its executor to wake a thread to resume it.
+    @usableFromInline
+    internal final func _spinForCompletion() -> Bool {
+        if _Concurrency.Task.isCancelled { return false }
+        return bolts_task_spin_for_completion(_core)
+    }
+
     /// Parks `step` and `executor` in this task's payload and readies the core's own job
     /// record to run the step: a plain C callback, and a reference to this task that the
     /// job holds until it runs (a waiting task is kept alive by what it waits on). `pool`

@@ -102,6 +102,34 @@ bool bolts_task_begin_own_job(bolts_task_t *_Nonnull task);
  *  will find it begun and only release what its context holds. */
 bool bolts_task_begin_own_job_here(bolts_task_t *_Nonnull task);
 
+/** For an async awaiter on a thread that is not a pool worker (a Swift Concurrency thread,
+ *  an event loop): whether the task completed while the caller spun for up to
+ *  BOLTS_TASK_AWAIT_SPIN_NS, which it does only when the task's own job was submitted with
+ *  `bolts_task_submit_own_job` (a pool runs it, or is about to) and the task is pending.
+ *  True saves the suspension and the resumption, whose wake-up of a parked thread of the
+ *  awaiter's executor costs more than a short job on this machine. Adaptive, per thread:
+ *  after BOLTS_TASK_AWAIT_SPIN_MISSES spins in a row that ended with the task still
+ *  pending, the thread skips the spin for BOLTS_TASK_AWAIT_SPIN_SKIP awaits, then tries
+ *  one again (a success resets the count). */
+bool bolts_task_spin_for_completion(bolts_task_t *_Nonnull task);
+
+/** The calling thread's counts of `bolts_task_spin_for_completion` spins begun and of
+ *  those that saw the task complete (for tests and diagnostics). */
+void bolts_task_await_spin_counts(uint64_t *_Nonnull begun, uint64_t *_Nonnull completed);
+
+/** Upper bound in nanoseconds of one awaiter's spin (`bolts_task_spin_for_completion`). */
+#ifndef BOLTS_TASK_AWAIT_SPIN_NS
+#define BOLTS_TASK_AWAIT_SPIN_NS 4000
+#endif
+/** Spins in a row ending with the task still pending, after which a thread skips them. */
+#ifndef BOLTS_TASK_AWAIT_SPIN_MISSES
+#define BOLTS_TASK_AWAIT_SPIN_MISSES 4
+#endif
+/** Awaits a thread then lets pass without a spin before it tries one again. */
+#ifndef BOLTS_TASK_AWAIT_SPIN_SKIP
+#define BOLTS_TASK_AWAIT_SPIN_SKIP 32
+#endif
+
 /** Blocks until the task completes or `timeout_ns` passes (negative: no limit).
  *  Costs nothing until called: it pushes a waiter job and sleeps on a futex. Before
  *  sleeping it drains this thread's trampoline queue, and tells the pool (if this is a

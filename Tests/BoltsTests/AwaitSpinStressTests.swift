@@ -1,0 +1,139 @@
+import CBoltsRuntime
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+
+@testable import Bolts
+
+/// The calling thread's counts of awaiter spins (`bolts_task_await_spin_counts`).
+private func spinCounts() -> (begun: UInt64, completed: UInt64) {
+    var begun: UInt64 = 0
+    var completed: UInt64 = 0
+    bolts_task_await_spin_counts(&begun, &completed)
+    return (begun, completed)
+}
+
+/// Whether one call of `_spinForCompletion` on this thread began a spin, and its answer.
+private func spinOnce(_ task: BoltsTask<Int>) -> (began: Bool, completed: Bool) {
+    let before = spinCounts().begun
+    let completed = task._spinForCompletion()
+    return (spinCounts().begun == before + 1, completed)
+}
+
+/// `try await task.value` off the pool, for a task that a pool runs (`Task.execute(.pool)`),
+/// first spins a few microseconds for its completion (`bolts_task_spin_for_completion`), and
+/// a thread whose spins keep running out stops spinning for a while.
+@Suite("Awaiting a pool task off the pool (bounded, adaptive spin before suspending)")
+struct AwaitSpinStressTests {
+    /// Awaits from Swift's default executor of tiny closures racing the workers that run
+    /// them: every value arrives, and some awaits got theirs by spinning, without a
+    /// suspension (the thread did not change and its count of completed spins grew by one).
+    @Test(arguments: [1, 2])
+    func shortClosuresAreAwaitedWithoutSuspending(threadCount: Int) async throws {
+        let pool = ThreadPool(threadCount: threadCount, name: "spin")
+        let runs = Counter()
+        var sum = 0
+        var expected = 0
+        var withoutSuspending = 0
+        for i in 0..<5_000 {
+            let task = BoltsTask<Int>.execute(.pool(pool)) {
+                runs.increment()
+                return i &* 3
+            }
+            let thread = pthread_self()
+            let before = spinCounts().completed
+            let value = try await task.value
+            if pthread_equal(thread, pthread_self()) != 0, spinCounts().completed == before + 1 {
+                withoutSuspending += 1
+            }
+            sum &+= value
+            expected &+= i &* 3
+        }
+        #expect(sum == expected)
+        #expect(withoutSuspending > 0, "some awaits got their value by spinning")
+        pool.shutdown(wait: true)
+        #expect(runs.value == 5_000)
+    }
+
+    /// Against a task that stays queued (the pool's one worker is blocked where the pool
+    /// cannot see it): at most the first few calls spin, then one call in
+    /// BOLTS_TASK_AWAIT_SPIN_SKIP does; once the task has completed, a spin sees it and the
+    /// thread spins at every call again.
+    @Test func aThreadWhoseSpinsRunOutSkipsThemThenTriesAgain() {
+        let pool = ThreadPool(threadCount: 1, name: "spin1")
+        let gate = DispatchSemaphore(value: 0)
+        pool.execute { gate.wait() }
+        let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
+        let skip = Int(BOLTS_TASK_AWAIT_SPIN_SKIP)
+        let misses = Int(BOLTS_TASK_AWAIT_SPIN_MISSES)
+        var began: [Int] = []
+        for call in 0..<(skip * 6) {
+            let result = spinOnce(task)
+            #expect(!result.completed)
+            if result.began { began.append(call) }
+        }
+        // Whatever earlier tests left in this thread's state: at most `misses` spins in a
+        // row at first, then exactly one every `skip` calls.
+        #expect(began.count >= 5 && began.count <= misses + 7, "spins begun at calls \(began)")
+        let late = began.suffix(3)
+        #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 == skip }, "spins begun at calls \(began)")
+
+        gate.signal()
+        #expect(task.waitUntilCompleted(timeout: 10))
+        var sawCompletion = false
+        for _ in 0..<skip {
+            let result = spinOnce(task)
+            if result.began {
+                #expect(result.completed)
+                sawCompletion = true
+                break
+            }
+        }
+        #expect(sawCompletion, "a spin within one skip period saw the completion")
+        let next = spinOnce(task)
+        #expect(next.began && next.completed, "a success lets the next call spin at once")
+        pool.shutdown(wait: true)
+    }
+
+    /// A cancelled awaiter does not spin (it throws at once), and neither does a worker of a
+    /// pool (it may be what the task is queued behind).
+    @Test func cancelledAwaitersAndWorkersDoNotSpin() async throws {
+        let pool = ThreadPool(threadCount: 1, name: "spin2")
+        let other = ThreadPool(threadCount: 1, name: "spin3")
+        let gate = DispatchSemaphore(value: 0)
+        pool.execute { gate.wait() }
+        let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
+
+        // A task that a pool ran: a spin on it completes at once, which resets the calling
+        // thread's count of misses, so the checks below would spin if they were allowed to.
+        let primer = BoltsTask<Int>.execute(.pool(other)) { 1 }
+        let skip = Int(BOLTS_TASK_AWAIT_SPIN_SKIP)
+        let cancelled = _Concurrency.Task {
+            _ = try? await primer.value
+            // From here on, no suspension until the check: the same thread.
+            var primed = false
+            for _ in 0..<skip where !primed { primed = spinOnce(primer).began }
+            withUnsafeCurrentTask { $0?.cancel() }
+            let result = spinOnce(task)
+            var threw = false
+            do { _ = try await task.value } catch { threw = error is CancellationError }
+            return primed && !result.began && threw
+        }
+        #expect(await cancelled.value, "a cancelled awaiter neither spins nor waits")
+
+        let onWorker = BoltsTask<Bool>.execute(.pool(other)) {
+            for _ in 0..<skip { _ = spinOnce(primer) }  // would reset this thread's misses, if it spun
+            let result = spinOnce(task)
+            return !result.began && !result.completed
+        }
+        let workerDidNotSpin = try await onWorker.value
+        #expect(workerDidNotSpin, "a worker of another pool does not spin")
+
+        gate.signal()
+        let value = try await task.value
+        #expect(value == 7)
+        pool.shutdown(wait: true)
+        other.shutdown(wait: true)
+    }
+}
