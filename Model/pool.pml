@@ -126,7 +126,11 @@
  * Not modelled: the fairness turns (I9) and the steal grace (I10), with which find_work
  * passes over a non-empty queue for a while; here a scan takes from any non-empty queue.
  * Both only delay a take: the job stays where `any_work` sees it, so a worker that passed
- * it over cannot park past it (the parking check of I3 is the same).
+ * it over cannot park past it (the parking check of I3 is the same). Nor the restraint
+ * (I11), with which a worker may park past a queue for a bounded time: it holds back only
+ * jobs that a worker submitted to its own queue, and workers do not submit here; its
+ * argument is that the queue's owner is awake (it submits from a job it runs) and its own
+ * parking check sees its own queue.
  *
  * Mutants (run.sh's self-test; each must be caught):
  *   1  notify reads the searching count and the parked mask before the tail exchange (as

@@ -1,4 +1,4 @@
-/* The thread pool. The invariants (I1-I10) and the synchronization table are at the top
+/* The thread pool. The invariants (I1-I11) and the synchronization table are at the top
  * of include/bolts_pool.h; comments below cite them. liburcu is used only for its
  * wait-free concurrent queue (urcu/wfcqueue.h), always through the `_nonblocking`
  * dequeue: the blocking one sleeps 10 ms when a producer is pre-empted mid-enqueue. */
@@ -35,6 +35,11 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #define FOUND_BUSY ((bolts_job_t *)(uintptr_t)1)
 #define FOUND_HELD ((bolts_job_t *)(uintptr_t)2)
 #define IS_JOB(j) ((uintptr_t)(j) > 2)
+
+/* A job's flag bit, set by `bolts_pool_try_submit` on a job submitted to a queue by a
+ * thread that is not the queue's worker, cleared on the worker's own submissions (I11). */
+#define JOB_FROM_OUTSIDE ((uintptr_t)2)
+_Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit is free");
 
 /* The tunable constants are defined in include/bolts_pool.h; why they have their values:
  *
@@ -98,15 +103,35 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
  * trip through the installed global executor ran ~1.4x slower on two workers than on one,
  * the idle worker stealing every hop. */
 
+/* BOLTS_POOL_SHORT_JOB_NS, BOLTS_POOL_SAMPLE_INTERVAL, BOLTS_POOL_RESTRAIN_NS (I11): a
+ * worker that runs a task which starts tiny tasks (Swift Concurrency with the pool as its
+ * global executor: `Task {}` in a loop, a task group's children, a chain of resumptions)
+ * puts them in its own queue; an idle worker used to take them as fast as they came. A
+ * job that crosses CPUs takes its cache lines along and frees its memory on the other
+ * CPU, where glibc's allocator then contends for the creator's arena lock: on the 2-CPU
+ * VM, 256 `Task {}` from one task took 1.3-1.5 us each with the idle worker stealing and
+ * 0.55-0.75 us on one CPU alone. Left to their owner, they took 0.6-0.9 us each (the
+ * other worker parked). A stolen job of a few microseconds already pays for the move,
+ * and timing a job costs two clock reads (~25 ns each here), so only one job in
+ * BOLTS_POOL_SAMPLE_INTERVAL is timed and 2 us is the line: the server scenario's 3 us
+ * jobs stay shared, its 0.3 us ones would not be (but they come from event loops, i.e.
+ * from outside, and are never held back). BOLTS_POOL_RESTRAIN_NS bounds what a job waits
+ * when its owner stops: blocked where the pool cannot see, or in a long job of its own
+ * (100 us: about the time that owner took to start 256 tasks); a restrained worker's
+ * timed park wakes it about that often while the owner's queue stays non-empty. */
+
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
  * the pool, so a scan of [0, hwm) may look at any of them. */
 struct bolts_pool_slot {
     /* Producers' line: written by every submission to this slot, read by consumers
      * (an empty check reads the tail). */
     _Alignas(BOLTS_CACHE_LINE) struct cds_wfcq_tail tail;
-    /* Producers' counter, on a line of its own: consumers never read it, so a lone
-     * producer keeps it in its cache instead of fetching the tail's line back for it. */
+    /* Submissions from threads that are not this slot's worker, on a line of its own: a
+     * lone producer keeps it in its cache instead of fetching the tail's line back for
+     * it; only a restraint check (I11) and statistics read it. */
     _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t submitted;
+    /* Jobs from outside that other workers took from this queue (I11). */
+    _Atomic uint64_t outside_stolen;
     /* Consumers' line: the owner, thieves, and sweepers after shutdown. */
     _Alignas(BOLTS_CACHE_LINE) struct __cds_wfcq_head head;
     atomic_uint consumer;
@@ -114,6 +139,12 @@ struct bolts_pool_slot {
     _Atomic int64_t fair_seen_at; /* when that turn saw it (bolts__now_ns) */
     /* Owner's line. */
     _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t executed;
+    _Atomic uint64_t own_submitted; /* submissions of this slot's worker to its own queue */
+    _Atomic uint64_t outside_run;   /* jobs from outside it took from its own queue (I11) */
+    atomic_bool short_jobs;         /* its sampled jobs are short (I11) */
+    atomic_bool blocked;            /* it is inside a blocking wait (I6, I11) */
+    uint32_t until_sample;          /* jobs until the next timed one; the owner's alone */
+    uint32_t samples;               /* the last timed jobs, a bit each, 1 = short; ditto */
     _Atomic uint64_t stolen;
     _Atomic uint64_t parks;
     atomic_uint wake;  /* futex word: 1 once a claimer (I4) or shutdown woke the thread */
@@ -124,6 +155,15 @@ struct bolts_pool_slot {
     uint32_t grace_slot;
     uint64_t grace_executed;
     int64_t grace_since;
+    /* The restraint this worker keeps (I11): the queue it last looked at under it
+     * (UINT32_MAX: none), that queue's owner's activity as it last saw it, when the
+     * activity last moved, and whether its last scan left a queue to its owner. The
+     * owner's alone. */
+    uint32_t restrain_slot;
+    uint64_t restrain_activity;
+    int64_t restrain_since;
+    bool restrained;
+    uint32_t victim; /* the slot of the last job this worker stole; the owner's alone */
     uint32_t index;
     struct bolts_pool *pool;
 };
@@ -138,6 +178,7 @@ struct bolts_pool {
     _Alignas(BOLTS_CACHE_LINE) atomic_uint state;
     atomic_uint hwm; /* slots [0, hwm) have been used */
     _Alignas(BOLTS_CACHE_LINE) atomic_uint searching;
+    atomic_uint restrained_parked; /* workers parked under a restraint (I11) */
     _Alignas(BOLTS_CACHE_LINE) atomic_int unblocked; /* active threads not blocked (I6) */
     atomic_uint live_threads;                        /* futex word for await_termination */
     atomic_uint refs;
@@ -250,6 +291,49 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     return now - self->grace_since < BOLTS_POOL_STEAL_GRACE_NS;
 }
 
+/* Whether to leave `other`'s queue to its owner (I11): its owner is neither parked nor
+ * inside a blocking wait, its sampled jobs are short, every job in the queue is one its
+ * owner submitted (none from outside is left in it), and the owner's activity (jobs run
+ * plus jobs submitted to its own queue) moved less than BOLTS_POOL_RESTRAIN_NS ago as far
+ * as this worker has seen (a first look counts as a move).
+ * Relaxed loads: a heuristic; the owner runs its own queue before it parks, and the
+ * bound makes a stuck owner's queue fair game again. The outside counts only err one way:
+ * a submission counts itself before its job is in the queue, and a job taken from it
+ * counts after, so an outside job is never missed (at worst one is seen that is gone). */
+static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bolts_pool_slot *other) {
+    if (BOLTS_POOL_RESTRAIN_NS == 0) return false; /* a build without the restraint */
+    if (!atomic_load_explicit(&other->short_jobs, memory_order_relaxed)) return false;
+    if (atomic_load_explicit(&other->blocked, memory_order_relaxed)) return false;
+    if (owner_parked(pool, other)) return false;
+    if (atomic_load_explicit(&pool->state, memory_order_relaxed) != POOL_OPEN) return false;
+    uint64_t taken = atomic_load_explicit(&other->outside_run, memory_order_relaxed) +
+                     atomic_load_explicit(&other->outside_stolen, memory_order_relaxed);
+    if (atomic_load_explicit(&other->submitted, memory_order_relaxed) != taken) return false;
+    uint64_t activity = atomic_load_explicit(&other->executed, memory_order_relaxed) +
+                        atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
+    int64_t now = bolts__now_ns();
+    if (self->restrain_slot != other->index || self->restrain_activity != activity) {
+        self->restrain_slot = other->index;
+        self->restrain_activity = activity;
+        self->restrain_since = now;
+        return true;
+    }
+    return now - self->restrain_since < BOLTS_POOL_RESTRAIN_NS;
+}
+
+/* Counts a job from outside that this worker took from `slot`'s queue (I11). */
+static inline void count_outside(struct bolts_pool_slot *self, struct bolts_pool_slot *slot, bolts_job_t *job) {
+    if ((job->flags & JOB_FROM_OUTSIDE) == 0) return;
+    if (slot == self) {
+        /* Relaxed load and store: written only by this thread (the owner's line). */
+        atomic_store_explicit(&self->outside_run, atomic_load_explicit(&self->outside_run, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    } else {
+        /* Relaxed: a count; thieves may race on it. */
+        atomic_fetch_add_explicit(&slot->outside_stolen, 1, memory_order_relaxed);
+    }
+}
+
 /* Own queue first, then every other slot in [0, hwm), starting after our own, leaving a
  * busy owner's only job to it for a moment (I10); but every
  * BOLTS_POOL_FAIR_INTERVAL-th time in a row that the own queue had a job, the other slots
@@ -261,11 +345,13 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
  * queue to the other. `stolen` is set when the job came from another slot's queue. */
 static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     bolts_job_t *why = FOUND_NOTHING;
+    self->restrained = false;
     bool fair_turn = self->own_run >= BOLTS_POOL_FAIR_INTERVAL;
     if (!fair_turn) {
         bolts_job_t *job = take(self);
         if (IS_JOB(job)) {
             self->own_run++;
+            count_outside(self, self, job);
             return job;
         }
         why = job;
@@ -279,6 +365,10 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
         if (++i >= hwm) i = 0;
         struct bolts_pool_slot *other = &pool->slots[i];
         if (fair_turn && !stalled(pool, other, now)) continue;
+        if (!fair_turn && !cds_wfcq_empty(&other->head, &other->tail) && restrain(pool, self, other)) {
+            self->restrained = true;
+            continue;
+        }
         if (!fair_turn && give_grace(pool, self, other)) {
             why = worse(why, FOUND_HELD); /* "someone will take it": never a reason to yield */
             continue;
@@ -286,13 +376,18 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
         bolts_job_t *job = take(other);
         if (IS_JOB(job)) {
             *stolen = true;
+            self->victim = i;
+            count_outside(self, other, job);
             return job;
         }
         why = worse(why, job);
     }
     if (fair_turn) {
         bolts_job_t *job = take(self);
-        if (IS_JOB(job)) return job;
+        if (IS_JOB(job)) {
+            count_outside(self, self, job);
+            return job;
+        }
         why = worse(why, job);
     }
     return why;
@@ -304,6 +399,17 @@ static bool any_work(bolts_pool_t *pool) {
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         if (!cds_wfcq_empty(&pool->slots[i].head, &pool->slots[i].tail)) return true;
+    }
+    return false;
+}
+
+/* Whether any queue holds a job that this worker should not leave to its owner (I11). */
+static bool any_work_for(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    /* Acquire: pairs with the release in `add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        if (!cds_wfcq_empty(&slot->head, &slot->tail) && !restrain(pool, self, slot)) return true;
     }
     return false;
 }
@@ -355,6 +461,17 @@ static void wait_for_wake(struct bolts_pool_slot *slot) {
     /* Acquire: pairs with the release in `wake_slot`. */
     while (atomic_load_explicit(&slot->wake, memory_order_acquire) == 0) {
         bolts__futex_wait(&slot->wake, 0, -1);
+    }
+}
+
+/* As `wait_for_wake`, but gives up at `deadline` (bolts__now_ns); true if woken. */
+static bool wait_for_wake_until(struct bolts_pool_slot *slot, int64_t deadline) {
+    for (;;) {
+        /* Acquire: pairs with the release in `wake_slot`. */
+        if (atomic_load_explicit(&slot->wake, memory_order_acquire) != 0) return true;
+        int64_t left = deadline - bolts__now_ns();
+        if (left <= 0) return false;
+        bolts__futex_wait(&slot->wake, 0, left);
     }
 }
 
@@ -463,13 +580,29 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
     atomic_thread_fence(memory_order_seq_cst);
     /* Relaxed: ordered by the fence above; pairs with the seq_cst state stores. */
     unsigned st = atomic_load_explicit(&pool->state, memory_order_relaxed);
-    bool cancel = st == POOL_CLOSED || any_work(pool);
+    bool cancel = st == POOL_CLOSED || any_work_for(pool, self);
     if (!cancel) {
         if (st == POOL_CLOSING) maybe_close(pool); /* may claim our own bit: the wait returns */
         /* Relaxed: a statistic written only by this thread. */
         atomic_store_explicit(&self->parks, atomic_load_explicit(&self->parks, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        wait_for_wake(self);
+        if (!self->restrained) {
+            wait_for_wake(self);
+            return true;
+        }
+        /* Parked under a restraint (I11): until a claimer wakes us, or the restraint's
+         * bound passes and we look at the queue we left again. Relaxed, both: a hint for
+         * the owners' submissions, which may skip waking us (their own queue is theirs to
+         * run). */
+        atomic_fetch_add_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
+        bool woken = wait_for_wake_until(self, self->restrain_since + BOLTS_POOL_RESTRAIN_NS);
+        atomic_fetch_sub_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
+        if (!woken) {
+            /* Acq_rel: races a claimer's fetch_and, as in the cancel path below. */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+            if (old & bit) return false; /* our own bit back: not a searcher */
+            wait_for_wake(self);         /* a claimer beat us: its wake is coming (I4) */
+        }
         return true;
     }
     /* Acq_rel: races a claimer's fetch_and on the same word; exactly one clears the bit. */
@@ -604,7 +737,32 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
      * off the job) and names the next job of that queue, written by its producer on
      * another CPU: start fetching it while this one runs. */
     if (job->next != NULL) __builtin_prefetch(job->next);
-    bolts_job_run(job);
+    if (--self->until_sample != 0) {
+        bolts_job_run(job);
+    } else {
+        /* One job in BOLTS_POOL_SAMPLE_INTERVAL is timed (I11). From the own queue, it
+         * counts unless it submitted to that queue (a job that hands itself work, such as
+         * a task starting tasks, says nothing about the length of that work): the jobs
+         * are short while two of the last three that counted took less than
+         * BOLTS_POOL_SHORT_JOB_NS. A stolen one that was short marks its victim's jobs
+         * short; a long one says nothing (a job that moved CPUs is slower there), but a
+         * short one ends a mistaken verdict that the victim, its jobs all taken, could
+         * not revise itself. */
+        self->until_sample = BOLTS_POOL_SAMPLE_INTERVAL;
+        /* Relaxed: written only by this thread. */
+        uint64_t submitted = atomic_load_explicit(&self->own_submitted, memory_order_relaxed);
+        int64_t start = bolts__now_ns();
+        bolts_job_run(job);
+        bool fast = bolts__now_ns() - start < BOLTS_POOL_SHORT_JOB_NS;
+        if (stolen) {
+            /* Relaxed: a hint; the victim's own verdicts may overwrite it. */
+            if (fast) atomic_store_explicit(&self->pool->slots[self->victim].short_jobs, true, memory_order_relaxed);
+        } else if (atomic_load_explicit(&self->own_submitted, memory_order_relaxed) == submitted) {
+            self->samples = ((self->samples << 1) | (fast ? 1u : 0u)) & 7u;
+            /* Relaxed: a hint for the restraint's heuristic, written only by this thread. */
+            atomic_store_explicit(&self->short_jobs, __builtin_popcount(self->samples) >= 2, memory_order_relaxed);
+        }
+    }
     /* Relaxed, both: statistics written only by this thread (so load + store, no RMW);
      * readers want a recent value, not an ordering. */
     atomic_store_explicit(&self->executed, atomic_load_explicit(&self->executed, memory_order_relaxed) + 1,
@@ -625,7 +783,7 @@ static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *se
     for (;;) {
         for (unsigned i = 0; i < pauses; i++) bolts__cpu_relax();
         bolts_job_t *job = find_work(pool, self, stolen);
-        if (IS_JOB(job)) return job;
+        if (IS_JOB(job) || self->restrained) return job;
         int64_t now = bolts__now_ns();
         if (now >= deadline) return job;
         if (pauses < BOLTS_POOL_SPIN_BACKOFF_PAUSES && now - start >= BOLTS_POOL_SPIN_EAGER_NS) pauses *= 2;
@@ -646,7 +804,7 @@ static void *worker_main(void *arg) {
                 atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
                 searching = true;
             }
-            job = spin_for_work(pool, self, &stolen);
+            if (!self->restrained) job = spin_for_work(pool, self, &stolen);
         }
         if (IS_JOB(job)) {
             if (searching) {
@@ -754,6 +912,8 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
         slot->index = i;
         slot->pool = pool;
         slot->grace_slot = UINT32_MAX; /* giving no steal grace yet (I10) */
+        slot->restrain_slot = UINT32_MAX; /* keeping no restraint yet (I11) */
+        slot->until_sample = BOLTS_POOL_SAMPLE_INTERVAL;
     }
     pthread_mutex_init(&pool->spawn_lock, NULL);
     /* Relaxed, all of them: nothing else can see the pool yet; pthread_create publishes. */
@@ -809,7 +969,8 @@ static void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *execut
     uint64_t in = 0, out = 0;
     for (uint32_t i = 0; i < hwm; i++) {
         /* Relaxed, both: statistics; a snapshot, not a consistent cut. */
-        in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed);
+        in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed) +
+              atomic_load_explicit(&pool->slots[i].own_submitted, memory_order_relaxed);
         out += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
     }
     /* Relaxed: a statistic. */
@@ -853,9 +1014,17 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     struct bolts_pool_slot *slot = self;
     if (!own) slot = &pool->slots[outside_slot(pool)];
     job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
+    job->flags = own ? job->flags & ~JOB_FROM_OUTSIDE : job->flags | JOB_FROM_OUTSIDE; /* I11 */
     BOLTS_TSAN_RELEASE(job);
-    /* Relaxed: a statistic (on a producers-only line; see the slot). */
-    atomic_fetch_add_explicit(&slot->submitted, 1, memory_order_relaxed);
+    if (own) {
+        /* Relaxed load and store: written only by this thread (the owner's line). */
+        atomic_store_explicit(&slot->own_submitted,
+                              atomic_load_explicit(&slot->own_submitted, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    } else {
+        /* Relaxed: a count (on a producers-only line; see the slot). */
+        atomic_fetch_add_explicit(&slot->submitted, 1, memory_order_relaxed);
+    }
     /* The tail exchange inside the enqueue is liburcu's uatomic_xchg, a full memory
      * barrier before and after (a locked XCHG on x86): the job's fields are visible to
      * whoever dequeues it, and the exchange is ordered before the loads below as a
@@ -873,7 +1042,10 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     /* Relaxed: ordered after the exchange by its full barrier (above). */
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) {
         sweep(pool); /* our job may have landed after the last worker's final scan */
-    } else if (!was_nonempty) {
+    } else if (!was_nonempty && !(own && atomic_load_explicit(&pool->restrained_parked, memory_order_relaxed) != 0)) {
+        /* Relaxed load: a hint (I11). A worker's job in its own queue needs no wake while
+         * another worker is parked under a restraint: this thread runs it before it parks
+         * (its parking check sees its own queue), unless a searcher takes it first. */
         notify(pool);
     }
     if (!own) backpressure(pool);
@@ -967,6 +1139,8 @@ void bolts__pool_blocking_begin(void) {
     struct bolts_pool_slot *self = tl_slot;
     if (self == NULL || tl_block_depth++ != 0) return;
     bolts_pool_t *pool = self->pool;
+    /* Relaxed: a hint for the restraint (I11); the count below decides compensation. */
+    atomic_store_explicit(&self->blocked, true, memory_order_relaxed);
     /* Relaxed: a count; the RMW's result alone decides (I6). */
     int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
     if (left < (int)pool->target) {
@@ -986,6 +1160,8 @@ void bolts__pool_blocking_begin(void) {
 void bolts__pool_blocking_end(void) {
     struct bolts_pool_slot *self = tl_slot;
     if (self == NULL || --tl_block_depth != 0) return;
+    /* Relaxed: a hint (I11), as above. */
+    atomic_store_explicit(&self->blocked, false, memory_order_relaxed);
     /* Relaxed: a count (I6). */
     atomic_fetch_add_explicit(&self->pool->unblocked, 1, memory_order_relaxed);
 }

@@ -22,7 +22,8 @@
  *      try-lock taken (acquire) before a dequeue and dropped (release) right after it.
  *      It is never held while a job runs. Producers never take it.
  *  I3  A worker parks only after publishing its bit in the parked mask (seq_cst) and
- *      then seeing every queue empty. A producer whose enqueue found the queue empty
+ *      then seeing every queue empty (or held back for its owner under I11, then for a
+ *      bounded time). A producer whose enqueue found the queue empty
  *      reads the searching count and the parked mask after its tail exchange, which is
  *      a full barrier (liburcu's uatomic_xchg; a seq_cst fence where the enqueuer is a
  *      worker re-checking). One of the two sees the other (store-buffering pattern), so
@@ -68,6 +69,25 @@
  *      stolen from at once. A heuristic, like I9: the job stays queued and visible to
  *      `any_work`, so I3 and I5 hold as before; the searcher takes it once the grace
  *      has passed.
+ *  I11 Restraint: a worker leaves another worker's queue to its owner while every job
+ *      in it is one the owner submitted to itself (no job from outside is left in it:
+ *      the queue's count of outside submissions equals the outside jobs taken from it),
+ *      the owner's sampled jobs are short (two of the last three timed jobs, one in
+ *      BOLTS_POOL_SAMPLE_INTERVAL, took less than BOLTS_POOL_SHORT_JOB_NS), the owner
+ *      is neither parked nor inside a blocking wait, and its activity (jobs run plus
+ *      own submissions) has moved within BOLTS_POOL_RESTRAIN_NS as far as the worker
+ *      has seen. Short jobs that a worker hands itself (a batch of tiny tasks, a chain
+ *      of resumptions) then run where their data is, instead of crossing to a CPU that
+ *      takes their cache lines and their allocator's locks with it. A worker whose only
+ *      work is such a queue parks for at most the rest of BOLTS_POOL_RESTRAIN_NS (the
+ *      parking check of I3 passes over that queue), and an owner's submission to its
+ *      own empty queue wakes nobody while a worker is parked so. No job can be left:
+ *      the owner is awake (it is running a job), and its own parking check sees its
+ *      own queue; if it stops making progress (blocked without the pool's knowledge,
+ *      a long job), the restrained worker takes the queue's jobs when its park ends.
+ *      A claimer's wake (an outside submission, I5's ramp-up, shutdown) reaches a
+ *      restrained worker as any other, and an outside job is never held back. A
+ *      heuristic with a bound, like I9 and I10.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
@@ -89,6 +109,12 @@
  *   |                      |                                     | and tail (compared, not followed), the  |
  *   |                      |                                     | parked mask and the owner's run count:  |
  *   |                      |                                     | a heuristic (I10)                       |
+ *   | restraint            | the owner's dequeues and submits,   | relaxed loads of the owner's counters,  |
+ *   |                      | outside submits                     | flags and the parked mask: a heuristic  |
+ *   |                      |                                     | (I11); the count of outside submits is  |
+ *   |                      |                                     | raised before the enqueue and the taken |
+ *   |                      |                                     | counts after the dequeue, so an outside |
+ *   |                      |                                     | job in the queue is never missed        |
  *   | shutdown             | submits, workers, metrics           | state CAS seq_cst + seq_cst fence (I7)  |
  *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
  *   |                      |                                     | consistent cut                          |
@@ -150,6 +176,22 @@ typedef struct bolts_pool bolts_pool_t;
  *  owner while the owner is running a job. */
 #ifndef BOLTS_POOL_STEAL_GRACE_NS
 #define BOLTS_POOL_STEAL_GRACE_NS 2000
+#endif
+
+/** Restraint (I11): a sampled job shorter than this many nanoseconds counts as short. */
+#ifndef BOLTS_POOL_SHORT_JOB_NS
+#define BOLTS_POOL_SHORT_JOB_NS 2000
+#endif
+
+/** Restraint (I11): a worker times one job in this many. */
+#ifndef BOLTS_POOL_SAMPLE_INTERVAL
+#define BOLTS_POOL_SAMPLE_INTERVAL 16
+#endif
+
+/** Restraint (I11): nanoseconds a worker leaves a queue to an owner whose activity it has
+ *  not seen move, and the longest it parks while it does (0: no restraint). */
+#ifndef BOLTS_POOL_RESTRAIN_NS
+#define BOLTS_POOL_RESTRAIN_NS 100000
 #endif
 
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */

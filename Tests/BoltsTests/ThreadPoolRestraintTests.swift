@@ -1,0 +1,126 @@
+@testable import Bolts
+import CBoltsRuntime
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// The restraint of the pool's invariant I11: short jobs that a worker submits to its own
+/// queue stay on that worker while it makes progress, and a worker that stops making
+/// progress (blocked where the pool cannot see it) has them taken by another worker
+/// within the bound.
+@Suite(.serialized)
+struct ThreadPoolRestraintTests {
+    /// The calling thread, as a number.
+    private static func threadID() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
+
+    /// About `nanoseconds` of busy work: a submitter that takes this long between its
+    /// submissions (as a task spawning tasks does) gives an idle worker time to take each.
+    private static func busy(nanoseconds: UInt64) {
+        let end = DispatchTime.now().uptimeNanoseconds + nanoseconds
+        while DispatchTime.now().uptimeNanoseconds < end {}
+    }
+
+    /// Runs `body` as a job of `pool` and waits for it.
+    private static func onWorker(_ pool: ThreadPool, _ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        pool.execute {
+            body()
+            done.signal()
+        }
+        done.wait()
+    }
+
+    /// What the jobs of one round count.
+    private final class Counters: Sendable {
+        let sameThread = Atomic<Int>(0)
+        let ranEarly = Atomic<Int>(0)
+        let blockEnded = Atomic<Bool>(false)
+        let done = ThreadPoolCountdown()
+
+        /// The body of each job of a round submitted from the thread `submitter`.
+        func job(submitter: UInt) {
+            if threadID() == submitter { sameThread.add(1, ordering: .relaxed) }
+            if !blockEnded.load(ordering: .acquiring) { ranEarly.add(1, ordering: .relaxed) }
+            done.add()
+        }
+    }
+
+    /// What one job of `round` costs run inline on this thread (the median of 9 timings of
+    /// 256): what the pool's sampling would see, without its queues.
+    private static func jobNanoseconds() -> Double {
+        let counters = Counters()
+        let me = threadID()
+        var timings: [Double] = []
+        for _ in 0..<9 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<256 { counters.job(submitter: me) }
+            timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 256)
+        }
+        return timings.sorted()[4]
+    }
+
+    /// One round: a job of `pool` submits `count` short jobs to its own queue, spaced by
+    /// `spacing` ns of busy work, then (if `blockFor` is set) blocks outside the pool's
+    /// knowledge for that long. Returns how many of the jobs ran on the submitting thread,
+    /// and how many ran before the submitter's block ended.
+    private static func round(
+        _ pool: ThreadPool,
+        count: Int,
+        spacing: UInt64,
+        blockFor: UInt64? = nil
+    ) -> (onSubmitter: Int, beforeBlockEnded: Int) {
+        let counters = Counters()
+        onWorker(pool) {
+            let me = threadID()
+            for _ in 0..<count {
+                pool.execute { counters.job(submitter: me) }
+                busy(nanoseconds: spacing)
+            }
+            if let blockFor {
+                // A plain sleep: not a Bolts wait, so the pool neither compensates nor
+                // marks the worker blocked; only its stalled activity tells.
+                usleep(UInt32(blockFor / 1000))
+                counters.blockEnded.store(true, ordering: .releasing)
+            }
+        }
+        #expect(counters.done.wait(for: count, seconds: 30))
+        return (counters.sameThread.load(ordering: .relaxed), counters.ranEarly.load(ordering: .relaxed))
+    }
+
+    @Test func shortJobsAWorkerHandsItselfRunOnThatWorker() {
+        let pool = ThreadPool(threadCount: 2, name: "restrain")
+        defer { pool.shutdown() }
+        // Warm-up: the workers time one job in BOLTS_POOL_SAMPLE_INTERVAL; two short ones of
+        // the last three mark a worker's jobs short.
+        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
+        // Under a sanitizer a job of this test takes microseconds: the pool then rightly
+        // does not count the jobs as short, and there is no restraint to see.
+        guard Self.jobNanoseconds() < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        var onSubmitter = 0
+        let rounds = 20
+        let count = 256
+        for _ in 0..<rounds {
+            // 300 ns between submissions: a spinning worker would take most jobs as they
+            // come while the submitter is still busy submitting.
+            onSubmitter += Self.round(pool, count: count, spacing: 300).onSubmitter
+        }
+        let share = Double(onSubmitter) / Double(rounds * count)
+        // Without the restraint, none of them does (the idle worker takes each as it comes).
+        #expect(share >= 0.75, "only \(Int(share * 100)) % of the short jobs ran on the worker that submitted them")
+    }
+
+    @Test func aStalledOwnersShortJobsAreTakenWithinTheBound() {
+        let pool = ThreadPool(threadCount: 2, name: "stalled")
+        defer { pool.shutdown() }
+        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
+        // The owner queues 64 short jobs and then sleeps for 200 ms. The other worker must
+        // take them once it has seen the owner's activity stand still for
+        // BOLTS_POOL_RESTRAIN_NS, long before the sleep ends.
+        for attempt in 0..<5 {
+            let outcome = Self.round(pool, count: 64, spacing: 0, blockFor: 200_000_000)
+            #expect(outcome.beforeBlockEnded == 64, "attempt \(attempt): \(outcome.beforeBlockEnded) of 64 jobs ran while their owner slept")
+        }
+        #expect(BOLTS_POOL_RESTRAIN_NS < 20_000_000)
+    }
+}
