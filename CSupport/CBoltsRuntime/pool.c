@@ -120,6 +120,14 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * (100 us: about the time that owner took to start 256 tasks); a restrained worker's
  * timed park wakes it about that often while the owner's queue stays non-empty. */
 
+/* What a worker last saw of a counter of another slot's owner, and since when it has
+ * seen that value (the steal grace of I10, the restraint of I11). */
+struct watch {
+    uint32_t slot; /* UINT32_MAX: none yet */
+    uint64_t seen;
+    int64_t since;
+};
+
 /* One worker slot. A slot's queue outlives its thread: slots are never freed before
  * the pool, so a scan of [0, hwm) may look at any of them. */
 struct bolts_pool_slot {
@@ -152,16 +160,13 @@ struct bolts_pool_slot {
     uint32_t own_run;  /* jobs taken from the own queue in a row (I9); the owner's alone */
     /* The steal grace this worker is giving (I10): to which slot, the owner's `executed`
      * when it began, and when. The owner's alone. */
-    uint32_t grace_slot;
-    uint64_t grace_executed;
-    int64_t grace_since;
-    /* The restraint this worker keeps (I11): the queue it last looked at under it
-     * (UINT32_MAX: none), that queue's owner's activity as it last saw it, when the
-     * activity last moved, and whether its last scan left a queue to its owner. The
-     * owner's alone. */
-    uint32_t restrain_slot;
-    uint64_t restrain_activity;
-    int64_t restrain_since;
+    struct watch grace;
+    /* The restraint this worker keeps (I11): the queue it last looked at under it, that
+     * queue's owner's activity and its count of own submissions as it last saw them and
+     * when each last moved; and whether its last look left a non-empty queue to its
+     * owner. The owner's alone. */
+    struct watch restraint;
+    struct watch restraint_own;
     bool restrained;
     uint32_t victim; /* the slot of the last job this worker stole; the owner's alone */
     uint32_t index;
@@ -267,6 +272,20 @@ static inline bolts_job_t *worse(bolts_job_t *why, bolts_job_t *found) {
     return found == FOUND_BUSY || (found == FOUND_HELD && why == FOUND_NOTHING) ? found : why;
 }
 
+/* Whether `value`, a counter of `other`'s owner, has stood still for less than `bound` ns
+ * as `w` has watched it: a first look at `other`, or a changed value, starts the watch
+ * over (and counts as less). */
+static bool still_for_less_than(struct watch *w, const struct bolts_pool_slot *other, uint64_t value, int64_t bound) {
+    int64_t now = bolts__now_ns();
+    if (w->slot != other->index || w->seen != value) {
+        w->slot = other->index;
+        w->seen = value;
+        w->since = now;
+        return true;
+    }
+    return now - w->since < bound;
+}
+
 /* Whether to leave `other`'s queue to its owner for now (I10): it holds exactly one job
  * (its head's link names the node the tail names: two pointer loads, nothing
  * dereferenced), its owner is not parked, and since this worker first saw that, the
@@ -280,22 +299,15 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     if (first == NULL || first != CMM_LOAD_SHARED(other->tail.p)) return false;
     if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) return false;
-    uint64_t executed = atomic_load_explicit(&other->executed, memory_order_relaxed);
-    int64_t now = bolts__now_ns();
-    if (self->grace_slot != other->index || self->grace_executed != executed) {
-        self->grace_slot = other->index;
-        self->grace_executed = executed;
-        self->grace_since = now;
-        return true;
-    }
-    return now - self->grace_since < BOLTS_POOL_STEAL_GRACE_NS;
+    return still_for_less_than(&self->grace, other, atomic_load_explicit(&other->executed, memory_order_relaxed),
+                               BOLTS_POOL_STEAL_GRACE_NS);
 }
 
 /* Whether to leave `other`'s queue to its owner (I11): its owner is neither parked nor
- * inside a blocking wait, its sampled jobs are short, every job in the queue is one its
- * owner submitted (none from outside is left in it), and the owner's activity (jobs run
- * plus jobs submitted to its own queue) moved less than BOLTS_POOL_RESTRAIN_NS ago as far
- * as this worker has seen (a first look counts as a move).
+ * inside a blocking wait, its sampled jobs are short, it submitted to its own queue and
+ * its activity (jobs run plus such submissions) moved less than BOLTS_POOL_RESTRAIN_NS ago
+ * as far as this worker has seen (a first look counts as a move), and every job in the
+ * queue is one it submitted (none from outside is left in it).
  * Relaxed loads: a heuristic; the owner runs its own queue before it parks, and the
  * bound makes a stuck owner's queue fair game again. The outside counts only err one way:
  * a submission counts itself before its job is in the queue, and a job taken from it
@@ -306,19 +318,19 @@ static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bo
     if (atomic_load_explicit(&other->blocked, memory_order_relaxed)) return false;
     if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) != POOL_OPEN) return false;
+    /* An owner that has not handed itself work lately holds only outside jobs: say so
+     * from its own line, without reading the producers' one below (which they write on
+     * every submission). */
+    if (!still_for_less_than(&self->restraint_own, other, atomic_load_explicit(&other->own_submitted, memory_order_relaxed),
+                             BOLTS_POOL_RESTRAIN_NS)) {
+        return false;
+    }
     uint64_t taken = atomic_load_explicit(&other->outside_run, memory_order_relaxed) +
                      atomic_load_explicit(&other->outside_stolen, memory_order_relaxed);
     if (atomic_load_explicit(&other->submitted, memory_order_relaxed) != taken) return false;
     uint64_t activity = atomic_load_explicit(&other->executed, memory_order_relaxed) +
                         atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
-    int64_t now = bolts__now_ns();
-    if (self->restrain_slot != other->index || self->restrain_activity != activity) {
-        self->restrain_slot = other->index;
-        self->restrain_activity = activity;
-        self->restrain_since = now;
-        return true;
-    }
-    return now - self->restrain_since < BOLTS_POOL_RESTRAIN_NS;
+    return still_for_less_than(&self->restraint, other, activity, BOLTS_POOL_RESTRAIN_NS);
 }
 
 /* Counts a job from outside that this worker took from `slot`'s queue (I11). */
@@ -366,7 +378,9 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
         struct bolts_pool_slot *other = &pool->slots[i];
         if (fair_turn && !stalled(pool, other, now)) continue;
         if (!fair_turn && !cds_wfcq_empty(&other->head, &other->tail) && restrain(pool, self, other)) {
-            self->restrained = true;
+            /* Only a queue that still holds work counts: one drained meanwhile is no
+             * reason to skip the spin or to park for a while. */
+            if (!cds_wfcq_empty(&other->head, &other->tail)) self->restrained = true;
             continue;
         }
         if (!fair_turn && give_grace(pool, self, other)) {
@@ -403,13 +417,17 @@ static bool any_work(bolts_pool_t *pool) {
     return false;
 }
 
-/* Whether any queue holds a job that this worker should not leave to its owner (I11). */
+/* Whether any queue holds a job that this worker should not leave to its owner (I11);
+ * sets `restrained` to whether it left one. */
 static bool any_work_for(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    self->restrained = false;
     /* Acquire: pairs with the release in `add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
-        if (!cds_wfcq_empty(&slot->head, &slot->tail) && !restrain(pool, self, slot)) return true;
+        if (cds_wfcq_empty(&slot->head, &slot->tail)) continue;
+        if (!restrain(pool, self, slot)) return true;
+        self->restrained = true;
     }
     return false;
 }
@@ -595,7 +613,7 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
          * the owners' submissions, which may skip waking us (their own queue is theirs to
          * run). */
         atomic_fetch_add_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
-        bool woken = wait_for_wake_until(self, self->restrain_since + BOLTS_POOL_RESTRAIN_NS);
+        bool woken = wait_for_wake_until(self, self->restraint.since + BOLTS_POOL_RESTRAIN_NS);
         atomic_fetch_sub_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
         if (!woken) {
             /* Acq_rel: races a claimer's fetch_and, as in the cancel path below. */
@@ -911,8 +929,9 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
         __cds_wfcq_init(&slot->head, &slot->tail);
         slot->index = i;
         slot->pool = pool;
-        slot->grace_slot = UINT32_MAX; /* giving no steal grace yet (I10) */
-        slot->restrain_slot = UINT32_MAX; /* keeping no restraint yet (I11) */
+        slot->grace.slot = UINT32_MAX;     /* giving no steal grace yet (I10) */
+        slot->restraint.slot = UINT32_MAX; /* keeping no restraint yet (I11) */
+        slot->restraint_own.slot = UINT32_MAX;
         slot->until_sample = BOLTS_POOL_SAMPLE_INTERVAL;
     }
     pthread_mutex_init(&pool->spawn_lock, NULL);

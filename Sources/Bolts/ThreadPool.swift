@@ -9,7 +9,11 @@ import CBoltsRuntime
 /// queue of the CPU that thread runs on, and a worker whose queue is empty steals from the
 /// others (a busy worker's only queued job is left to it for up to
 /// `BOLTS_POOL_STEAL_GRACE_NS`, so a job a worker hands itself as its current job ends, such
-/// as the next step of an `await`, runs there). Submitting takes no lock and, for ``execute(_:)``, allocates one block
+/// as the next step of an `await`, runs there; and short jobs a worker hands itself, such
+/// as a burst of tiny Swift tasks, stay with it while it keeps making progress, the idle
+/// worker parking meanwhile for at most `BOLTS_POOL_RESTRAIN_NS`: jobs from other threads
+/// and jobs longer than `BOLTS_POOL_SHORT_JOB_NS` are never held back so). Submitting takes
+/// no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
 /// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds (scanning the
 /// queues less often after `BOLTS_POOL_SPIN_EAGER_NS`, so that a spinning worker does not
