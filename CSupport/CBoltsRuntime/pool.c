@@ -273,10 +273,10 @@ static inline bolts_job_t *worse(bolts_job_t *why, bolts_job_t *found) {
 }
 
 /* Whether `value`, a counter of `other`'s owner, has stood still for less than `bound` ns
- * as `w` has watched it: a first look at `other`, or a changed value, starts the watch
- * over (and counts as less). */
-static bool still_for_less_than(struct watch *w, const struct bolts_pool_slot *other, uint64_t value, int64_t bound) {
-    int64_t now = bolts__now_ns();
+ * at `now` as `w` has watched it: a first look at `other`, or a changed value, starts the
+ * watch over (and counts as less). */
+static bool still_for_less_than(struct watch *w, const struct bolts_pool_slot *other, uint64_t value, int64_t now,
+                                int64_t bound) {
     if (w->slot != other->index || w->seen != value) {
         w->slot = other->index;
         w->seen = value;
@@ -300,7 +300,7 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) return false;
     return still_for_less_than(&self->grace, other, atomic_load_explicit(&other->executed, memory_order_relaxed),
-                               BOLTS_POOL_STEAL_GRACE_NS);
+                               bolts__now_ns(), BOLTS_POOL_STEAL_GRACE_NS);
 }
 
 /* Whether to leave `other`'s queue to its owner (I11): its owner is neither parked nor
@@ -321,16 +321,14 @@ static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bo
     /* An owner that has not handed itself work lately holds only outside jobs: say so
      * from its own line, without reading the producers' one below (which they write on
      * every submission). */
-    if (!still_for_less_than(&self->restraint_own, other, atomic_load_explicit(&other->own_submitted, memory_order_relaxed),
-                             BOLTS_POOL_RESTRAIN_NS)) {
-        return false;
-    }
+    int64_t now = bolts__now_ns();
+    uint64_t own = atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
+    if (!still_for_less_than(&self->restraint_own, other, own, now, BOLTS_POOL_RESTRAIN_NS)) return false;
     uint64_t taken = atomic_load_explicit(&other->outside_run, memory_order_relaxed) +
                      atomic_load_explicit(&other->outside_stolen, memory_order_relaxed);
     if (atomic_load_explicit(&other->submitted, memory_order_relaxed) != taken) return false;
-    uint64_t activity = atomic_load_explicit(&other->executed, memory_order_relaxed) +
-                        atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
-    return still_for_less_than(&self->restraint, other, activity, BOLTS_POOL_RESTRAIN_NS);
+    uint64_t activity = atomic_load_explicit(&other->executed, memory_order_relaxed) + own;
+    return still_for_less_than(&self->restraint, other, activity, now, BOLTS_POOL_RESTRAIN_NS);
 }
 
 /* Counts a job from outside that this worker took from `slot`'s queue (I11). */
@@ -407,26 +405,17 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
     return why;
 }
 
-/* Whether any queue holds a job (possibly one still being linked in). */
-static bool any_work(bolts_pool_t *pool) {
-    /* Acquire: pairs with the release in `add_worker`. */
-    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
-    for (uint32_t i = 0; i < hwm; i++) {
-        if (!cds_wfcq_empty(&pool->slots[i].head, &pool->slots[i].tail)) return true;
-    }
-    return false;
-}
-
-/* Whether any queue holds a job that this worker should not leave to its owner (I11);
- * sets `restrained` to whether it left one. */
-static bool any_work_for(bolts_pool_t *pool, struct bolts_pool_slot *self) {
-    self->restrained = false;
+/* Whether any queue holds a job (possibly one still being linked in). With `self`, a
+ * parking worker: only a job it should not leave to its queue's owner (I11) counts, and
+ * `self->restrained` says whether it left one. */
+static bool any_work(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    if (self != NULL) self->restrained = false;
     /* Acquire: pairs with the release in `add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         if (cds_wfcq_empty(&slot->head, &slot->tail)) continue;
-        if (!restrain(pool, self, slot)) return true;
+        if (self == NULL || !restrain(pool, self, slot)) return true;
         self->restrained = true;
     }
     return false;
@@ -598,7 +587,7 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
     atomic_thread_fence(memory_order_seq_cst);
     /* Relaxed: ordered by the fence above; pairs with the seq_cst state stores. */
     unsigned st = atomic_load_explicit(&pool->state, memory_order_relaxed);
-    bool cancel = st == POOL_CLOSED || any_work_for(pool, self);
+    bool cancel = st == POOL_CLOSED || any_work(pool, self);
     if (!cancel) {
         if (st == POOL_CLOSING) maybe_close(pool); /* may claim our own bit: the wait returns */
         /* Relaxed: a statistic written only by this thread. */
@@ -831,7 +820,7 @@ static void *worker_main(void *arg) {
                  * remains, so parallelism ramps up (I5). */
                 if (atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_acq_rel) == 1) {
                     atomic_thread_fence(memory_order_seq_cst); /* as a producer would (I3) */
-                    if (any_work(pool)) notify(pool);
+                    if (any_work(pool, NULL)) notify(pool);
                 }
                 run_job(self, job, stolen);
                 continue;
@@ -865,7 +854,7 @@ static void *worker_main(void *arg) {
                  * counted us must have its job seen by the re-check below (I5). */
                 atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_seq_cst);
                 atomic_thread_fence(memory_order_seq_cst);
-                if (any_work(pool)) notify(pool);
+                if (any_work(pool, NULL)) notify(pool);
             }
             if (!spare_wait(pool, self)) break;
             continue;
@@ -1173,7 +1162,7 @@ void bolts__pool_blocking_begin(void) {
      * the queues and of the parked mask is then ordered as a submitter's after its
      * exchange (I3's pairing with a parker's bit, fence and scan). */
     atomic_thread_fence(memory_order_seq_cst);
-    if (any_work(pool)) notify(pool);
+    if (any_work(pool, NULL)) notify(pool);
 }
 
 void bolts__pool_blocking_end(void) {

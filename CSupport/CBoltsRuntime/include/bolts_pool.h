@@ -72,11 +72,13 @@
  *  I11 Restraint: a worker leaves another worker's queue to its owner while every job
  *      in it is one the owner submitted to itself (no job from outside is left in it:
  *      the queue's count of outside submissions equals the outside jobs taken from it),
- *      the owner's sampled jobs are short (two of the last three timed jobs, one in
- *      BOLTS_POOL_SAMPLE_INTERVAL, took less than BOLTS_POOL_SHORT_JOB_NS), the owner
- *      is neither parked nor inside a blocking wait, and both its own submissions and
- *      its activity (jobs run plus own submissions) have moved within
- *      BOLTS_POOL_RESTRAIN_NS as far as the worker has seen. Short jobs that a worker hands itself (a batch of tiny tasks, a chain
+ *      the owner's sampled jobs are short (two of the last three it timed from its own
+ *      queue, one job in BOLTS_POOL_SAMPLE_INTERVAL and not one that submitted to that
+ *      queue, took less than BOLTS_POOL_SHORT_JOB_NS; a short one timed by a thief also
+ *      marks them short), the owner is neither parked nor inside a blocking wait, and
+ *      both its own submissions and its activity (jobs run plus own submissions) have
+ *      moved within BOLTS_POOL_RESTRAIN_NS as far as the worker has seen. Short jobs
+ *      that a worker hands itself (a batch of tiny tasks, a chain
  *      of resumptions) then run where their data is, instead of crossing to a CPU that
  *      takes their cache lines and their allocator's locks with it. A worker whose only
  *      work is such a queue parks for at most the rest of BOLTS_POOL_RESTRAIN_NS (the
