@@ -286,10 +286,23 @@ static bool still_for_less_than(struct watch *w, const struct bolts_pool_slot *o
     return now - w->since < bound;
 }
 
+/* Whether `w` watches an owner other than `other`'s whose bound has not passed at `now`.
+ * A worker gives its grace (I10) and its restraint (I11) to one owner at a time: a watch
+ * moves to another owner only once its bound has passed, and meanwhile the other owners'
+ * queues are taken from as any. Otherwise, looking at two owners in turn would start each
+ * one's watch over at every look, and their bounds would never pass: with three workers or
+ * more, two owners busy in long jobs, each with one job queued, kept an idle worker
+ * scanning without taking either job until an owner's long job ended. */
+static inline bool watching_another(const struct watch *w, const struct bolts_pool_slot *other, int64_t now,
+                                    int64_t bound) {
+    return w->slot != UINT32_MAX && w->slot != other->index && now - w->since < bound;
+}
+
 /* Whether to leave `other`'s queue to its owner for now (I10): it holds exactly one job
  * (its head's link names the node the tail names: two pointer loads, nothing
- * dereferenced), its owner is not parked, and since this worker first saw that, the
- * owner has run no other job for less than BOLTS_POOL_STEAL_GRACE_NS. Never after
+ * dereferenced), its owner is not parked, this worker gives no grace to another owner
+ * whose bound has not passed (`watching_another`), and since this worker first saw that,
+ * the owner has run no other job for less than BOLTS_POOL_STEAL_GRACE_NS. Never after
  * CLOSED: the final scans take everything. Relaxed loads: a heuristic; a stale view
  * delays a steal by at most the grace, or steals early, and loses nothing (the job stays
  * queued, `any_work` sees it, and the searcher keeps scanning or re-checks at parking). */
@@ -299,15 +312,18 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     if (first == NULL || first != CMM_LOAD_SHARED(other->tail.p)) return false;
     if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) return false;
-    return still_for_less_than(&self->grace, other, atomic_load_explicit(&other->executed, memory_order_relaxed),
-                               bolts__now_ns(), BOLTS_POOL_STEAL_GRACE_NS);
+    int64_t now = bolts__now_ns();
+    if (watching_another(&self->grace, other, now, BOLTS_POOL_STEAL_GRACE_NS)) return false;
+    return still_for_less_than(&self->grace, other, atomic_load_explicit(&other->executed, memory_order_relaxed), now,
+                               BOLTS_POOL_STEAL_GRACE_NS);
 }
 
 /* Whether to leave `other`'s queue to its owner (I11): its owner is neither parked nor
  * inside a blocking wait, its sampled jobs are short, it submitted to its own queue and
  * its activity (jobs run plus such submissions) moved less than BOLTS_POOL_RESTRAIN_NS ago
- * as far as this worker has seen (a first look counts as a move), and every job in the
- * queue is one it submitted (none from outside is left in it).
+ * as far as this worker has seen (a first look counts as a move), this worker keeps no
+ * restraint toward another owner whose bound has not passed (`watching_another`), and
+ * every job in the queue is one it submitted (none from outside is left in it).
  * Relaxed loads: a heuristic; the owner runs its own queue before it parks, and the
  * bound makes a stuck owner's queue fair game again. The outside counts only err one way:
  * a submission counts itself before its job is in the queue, and a job taken from it
@@ -322,6 +338,10 @@ static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bo
      * from its own line, without reading the producers' one below (which they write on
      * every submission). */
     int64_t now = bolts__now_ns();
+    if (watching_another(&self->restraint_own, other, now, BOLTS_POOL_RESTRAIN_NS) ||
+        watching_another(&self->restraint, other, now, BOLTS_POOL_RESTRAIN_NS)) {
+        return false;
+    }
     uint64_t own = atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
     if (!still_for_less_than(&self->restraint_own, other, own, now, BOLTS_POOL_RESTRAIN_NS)) return false;
     uint64_t taken = atomic_load_explicit(&other->outside_run, memory_order_relaxed) +

@@ -66,7 +66,9 @@
  *      for up to BOLTS_POOL_STEAL_GRACE_NS while the owner is running a job (not
  *      parked, its count of jobs run unchanged), so a job a worker hands itself just
  *      before its current job ends runs there; a queue holding more than one job is
- *      stolen from at once. A heuristic, like I9: the job stays queued and visible to
+ *      stolen from at once. A worker gives the grace to one owner at a time: until that
+ *      owner's grace has passed, another owner's only job is taken at once (so looking
+ *      at two owners in turn cannot restart each one's grace forever). A heuristic, like I9: the job stays queued and visible to
  *      `any_work`, so I3 and I5 hold as before; the searcher takes it once the grace
  *      has passed.
  *  I11 Restraint: a worker leaves another worker's queue to its owner while every job
@@ -77,7 +79,8 @@
  *      queue, took less than BOLTS_POOL_SHORT_JOB_NS; a short one timed by a thief also
  *      marks them short), the owner is neither parked nor inside a blocking wait, and
  *      both its own submissions and its activity (jobs run plus own submissions) have
- *      moved within BOLTS_POOL_RESTRAIN_NS as far as the worker has seen. Short jobs
+ *      moved within BOLTS_POOL_RESTRAIN_NS as far as the worker has seen; a worker keeps
+ *      this restraint toward one owner at a time (as the grace of I10). Short jobs
  *      that a worker hands itself (a batch of tiny tasks, a chain
  *      of resumptions) then run where their data is, instead of crossing to a CPU that
  *      takes their cache lines and their allocator's locks with it. A worker whose only
