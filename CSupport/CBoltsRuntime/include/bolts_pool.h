@@ -68,9 +68,9 @@
  *      before its current job ends runs there; a queue holding more than one job is
  *      stolen from at once. A worker gives the grace to one owner at a time: until that
  *      owner's grace has passed, another owner's only job is taken at once (so looking
- *      at two owners in turn cannot restart each one's grace forever). A heuristic, like I9: the job stays queued and visible to
- *      `any_work`, so I3 and I5 hold as before; the searcher takes it once the grace
- *      has passed.
+ *      at two owners in turn cannot restart each one's grace forever). A heuristic, like
+ *      I9: the job stays queued and visible to `any_work`, so I3 and I5 hold as before;
+ *      the searcher takes it once the grace has passed.
  *  I11 Restraint: a worker leaves another worker's queue to its owner while every job
  *      in it is one the owner submitted to itself (no job from outside is left in it:
  *      the queue's count of outside submissions equals the outside jobs taken from it),
