@@ -13,10 +13,8 @@ import Testing
 struct ThreadPoolStealGraceTests {
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// What one attempt's jobs record: how many long jobs have started, and how long each
-    /// owner's short job waited in its queue (0 until it has run).
+    /// How long each owner's short job waited in its queue (0 until it has run).
     private final class Record: Sendable {
-        let started = Atomic<Int>(0)
         private let first = Atomic<UInt64>(0)
         private let second = Atomic<UInt64>(0)
 
@@ -41,6 +39,40 @@ struct ThreadPoolStealGraceTests {
         let awake = Atomic<Int>(0)
     }
 
+    /// How many of the two long jobs have started.
+    private final class Started: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// Runs a long job on each of two workers at once. Once both run, within a microsecond
+    /// or so of each other (a spin, not a sleep, so that an idle worker's first look finds
+    /// what both queue; bounded, so a pool that never ran them side by side fails in the
+    /// caller's checks, not here), each calls `queue` with its number (0 or 1) to submit
+    /// from its worker to its own queue, sleeps `sleep` ns where the pool cannot see, and
+    /// calls `woke`. Returns when both have woken.
+    private static func twoSleepingOwners(
+        _ pool: ThreadPool,
+        sleep: UInt64,
+        queue: @escaping @Sendable (Int) -> Void,
+        woke: @escaping @Sendable () -> Void = {}
+    ) {
+        let started = Started()
+        let done = DispatchSemaphore(value: 0)
+        for owner in 0..<2 {
+            pool.execute {
+                started.count.add(1, ordering: .relaxed)
+                let deadline = now() + 2_000_000_000
+                while started.count.load(ordering: .relaxed) < 2 && now() < deadline {}
+                queue(owner)
+                usleep(UInt32(sleep / 1000))
+                woke()
+                done.signal()
+            }
+        }
+        done.wait()
+        done.wait()
+    }
+
     /// Two workers each run a long job (a plain sleep, which the pool cannot see), and each
     /// queues one short job on its own queue just before it sleeps. The two idle workers
     /// must take both short jobs long before the sleeps end. (A worker that watched the two
@@ -52,24 +84,10 @@ struct ThreadPoolStealGraceTests {
         let sleep: UInt64 = 200_000_000
         for attempt in 0..<5 {
             let record = Record()
-            let done = DispatchSemaphore(value: 0)
-            for owner in 0..<2 {
-                pool.execute {
-                    // Both long jobs run at once, each on a worker of its own, and queue
-                    // their short jobs within a microsecond or so of each other: an idle
-                    // worker's first look then finds both (a spin, not a sleep; bounded, so
-                    // a pool that never ran them side by side fails below, not here).
-                    record.started.add(1, ordering: .relaxed)
-                    let deadline = Self.now() + 2_000_000_000
-                    while record.started.load(ordering: .relaxed) < 2 && Self.now() < deadline {}
-                    let queuedAt = Self.now()
-                    pool.execute { record.ran(owner: owner, after: Self.now() - queuedAt) }
-                    usleep(UInt32(sleep / 1000))
-                    done.signal()
-                }
+            Self.twoSleepingOwners(pool, sleep: sleep) { owner in
+                let queuedAt = Self.now()
+                pool.execute { record.ran(owner: owner, after: Self.now() - queuedAt) }
             }
-            done.wait()
-            done.wait()
             // After the long jobs, each owner runs what is still in its own queue: wait for
             // both short jobs before reading what they measured.
             let deadline = Self.now() + 10_000_000_000
@@ -96,34 +114,24 @@ struct ThreadPoolStealGraceTests {
         defer { pool.shutdown() }
         let sleep: UInt64 = 200_000_000
         for attempt in 0..<3 {
-            let record = Record()
             let flags = Flags()
-            let done = DispatchSemaphore(value: 0)
-            for _ in 0..<2 {
-                pool.execute {
-                    record.started.add(1, ordering: .relaxed)
-                    let deadline = Self.now() + 2_000_000_000
-                    while record.started.load(ordering: .relaxed) < 2 && Self.now() < deadline {}
-                    // Short jobs handed to itself, 300 ns apart: the idle workers take some,
-                    // see that they are short, and then leave the rest to this owner.
-                    for _ in 0..<2_048 {
-                        pool.execute { flags.ran.add(1, ordering: .relaxed) }
-                        let end = Self.now() + 300
-                        while Self.now() < end {}
-                    }
-                    for _ in 0..<64 {
-                        pool.execute {
-                            if flags.awake.load(ordering: .acquiring) == 0 { flags.early.add(1, ordering: .relaxed) }
-                            flags.ran.add(1, ordering: .relaxed)
-                        }
-                    }
-                    usleep(UInt32(sleep / 1000))
-                    flags.awake.add(1, ordering: .releasing)
-                    done.signal()
+            Self.twoSleepingOwners(pool, sleep: sleep) { _ in
+                // Short jobs handed to itself, 300 ns apart: the idle workers take some,
+                // see that they are short, and then leave the rest to this owner.
+                for _ in 0..<2_048 {
+                    pool.execute { flags.ran.add(1, ordering: .relaxed) }
+                    let end = Self.now() + 300
+                    while Self.now() < end {}
                 }
+                for _ in 0..<64 {
+                    pool.execute {
+                        if flags.awake.load(ordering: .acquiring) == 0 { flags.early.add(1, ordering: .relaxed) }
+                        flags.ran.add(1, ordering: .relaxed)
+                    }
+                }
+            } woke: {
+                flags.awake.add(1, ordering: .releasing)
             }
-            done.wait()
-            done.wait()
             let deadline = Self.now() + 10_000_000_000
             while flags.ran.load(ordering: .relaxed) < 2 * (2_048 + 64) && Self.now() < deadline { usleep(100) }
             #expect(
