@@ -61,8 +61,7 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * between 4 us and 20 us there). The price is CPU time while jobs trickle in: with one
  * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with 4
  * us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission wakes a
- * parked worker only when none is searching (I5; a spinner is not counted for the moment
- * it gives its CPU away, BOLTS_POOL_SPIN_YIELD below). Time-bounded, because a PAUSE costs
+ * parked worker only when none is searching (I5). Time-bounded, because a PAUSE costs
  * anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
  * BOLTS_POOL_SPIN_YIELD: whether an idle worker, once its eager scans are over, gives its
