@@ -15,8 +15,7 @@
  *                 NSUB submitters.
  *   Drain(p)      the submitter's store buffer (x86-TSO): see "Memory ordering".
  *   Worker(w)     worker_main: find_work (own queue, then the others), the
- *                 searching count, spin_for_work (a bounded number of extra scans, the
- *                 first after a moment out of the searching count), park
+ *                 searching count, spin_for_work (a bounded number of extra scans), park
  *                , run_job.
  *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false); see
  *                 "Shutdown" below.
@@ -181,10 +180,6 @@
 #endif
 #ifndef NJOBS
 #define NJOBS 2         /* jobs in all (submitter p submits jobs p, p + NSUB, ...) */
-#endif
-#ifndef SPIN_YIELD
-#define SPIN_YIELD 1    /* the spin leaves the searching count once, before its first extra
-                         * scan (yield_cpu_while_idle; BOLTS_POOL_SPIN_YIELD) */
 #endif
 #ifndef SPIN
 #define SPIN 1          /* extra scans before parking (spin_for_work) */
@@ -763,16 +758,7 @@ end:
             n = 0;
             do                                                /* spin_for_work */
             :: IS_JOB(job) || n >= SPIN -> break
-            :: else ->
-#if SPIN_YIELD
-                if
-                :: n == 0 ->                                  /* yield_cpu_while_idle */
-                    searching--;                              /* seq_cst fetch_sub */
-                    searching++                               /* relaxed fetch_add, after the yield */
-                :: else -> skip
-                fi;
-#endif
-                find_work(self, job); n++
+            :: else -> find_work(self, job); n++
             od
        :: else -> skip
        fi;

@@ -64,22 +64,6 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * parked worker only when none is searching (I5). Time-bounded, because a PAUSE costs
  * anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
- * BOLTS_POOL_SPIN_YIELD: whether an idle worker, once its eager scans are over, gives its
- * CPU once to any thread waiting for it (`yield_cpu_while_idle`). Inside a server the
- * workers share the CPUs with event loops and whatever else the machine runs; a spin held
- * the CPU while a loop that had been pre-empted, or the load's other threads, waited for
- * it. Yielding once (a system call, ~0.3 us, that returns at once when nobody waits) lets
- * them go first; the worker then spins on when it gets the CPU back, or parks if the spin's
- * time has passed meanwhile. Measured on the 2-CPU VM (the server scenario's tasks beside
- * DispatchGroup, 3-second runs, four alternating rounds of each build, medians of the
- * ratios, before -> after): one job of 0.3 us 1.02 -> 1.15 (CPU per request 0.96 -> 0.86),
- * one of 3 us 1.04 -> 1.06 (0.96 -> 0.94), 16 x 0.3 us 1.13 -> 1.16 (0.94 -> 0.87), 16 x
- * 3 us 0.96 -> 1.08 (1.06 -> 0.98), 64 x 0.3 us 1.00 -> 1.02, 64 x 3 us 0.91 -> 1.02
- * (1.11 -> 1.00). A plain yield that kept the worker in the searching count made the paced
- * hand-off's p99 at 4 producers 81-106 us against 26-51 us (three runs each): producers
- * on the worker's CPU skipped waking a parked worker for a searcher that was not running;
- * leaving the count for the yield put it at 20-42 us.
- *
  * BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES: how densely an idle worker
  * scans. A scan reads every queue's tail and head, and the steal grace (I10) reads the
  * owner's `executed` count and the clock: lines that a busy worker writes on every
@@ -816,32 +800,14 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
 }
 
-/* Between the eager scans and the late ones of a spin (BOLTS_POOL_SPIN_YIELD): gives the
- * CPU to any thread waiting for it, once. For that moment the worker leaves the searching
- * count (I5), as a parker does: a producer that finds its queue empty meanwhile wakes a
- * parked worker instead of counting on this one, which may not get the CPU back for a
- * while. Work already queued is taken at once, without yielding. Either way the worker
- * counts itself back and goes on scanning, so every queue is scanned again before it
- * parks (I5 holds for whatever a producer left to it before the decrement). */
-static void yield_cpu_while_idle(bolts_pool_t *pool) {
-    /* Seq_cst: as the searching count's other decrements (I5). No fence before the check:
-     * it only decides whether to yield, and a job it misses is found by the scans after. */
-    atomic_fetch_sub_explicit(&pool->searching, 1, memory_order_seq_cst);
-    if (!any_work(pool, NULL)) sched_yield();
-    /* Relaxed: a count, as when a worker starts searching (I5). */
-    atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
-}
-
 /* Spins for up to BOLTS_POOL_SPIN_NS looking for work: a scan after every pause for the
- * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if
- * BOLTS_POOL_SPIN_YIELD) scans further apart, the pauses between them doubling up to
- * BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). Called by a searching worker. */
+ * first BOLTS_POOL_SPIN_EAGER_NS, then scans further apart, the pauses between them
+ * doubling up to BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). */
 static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     int64_t start = bolts__now_ns();
     int64_t deadline = start + BOLTS_POOL_SPIN_NS;
     unsigned pauses = 1;
     for (;;) {
-        if (BOLTS_POOL_SPIN_YIELD && pauses == 2) yield_cpu_while_idle(pool); /* the first late scan */
         for (unsigned i = 0; i < pauses; i++) bolts__cpu_relax();
         bolts_job_t *job = find_work(pool, self, stolen);
         if (IS_JOB(job) || self->restrained) return job;

@@ -442,52 +442,6 @@ static void bench(void) {
     bolts_pool_shutdown(pool, true); bolts_pool_release(pool);
 }
 
-/* ---- an idle worker gives its CPU to a thread waiting for it (BOLTS_POOL_SPIN_YIELD) ---- */
-/* One CPU, a pool of one worker and this thread. Each round this thread submits a job,
- * then yields until the job has run: the worker runs it and starts its idle spin while
- * this thread waits for the CPU. The gap from the job's end to this thread running again
- * is the part of the spin it had to wait through: about BOLTS_POOL_SPIN_EAGER_NS when the
- * worker gives its CPU away, the whole BOLTS_POOL_SPIN_NS (then the park) when it does
- * not. The median gap must be under half the spin. Timing is only judged in an optimized
- * build (sanitizers slow every scan); the rounds run in every build. */
-static atomic_llong yi_end;
-static void yi_job(void *ctx) { (void)ctx; atomic_store_explicit(&yi_end, now(), memory_order_release); }
-static int yi_cmp(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-static void test_idle_spin_yields(int rounds) {
-    cpu_set_t set; CPU_ZERO(&set); CPU_SET(0, &set);
-    cpu_set_t old; CHECK(pthread_getaffinity_np(pthread_self(), sizeof old, &old) == 0);
-    CHECK(pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0);
-    bolts_pool_t *pool = bolts_pool_create(1, "yield"); /* its worker inherits the one CPU */
-    int64_t *gaps = calloc((size_t)rounds, sizeof *gaps);
-    for (int i = 0; i < rounds; i++) {
-        atomic_store_explicit(&yi_end, 0, memory_order_relaxed);
-        bolts_pool_submit(pool, bolts_job_create(yi_job, NULL));
-        int64_t end;
-        /* Acquire: pairs with the job's release store. */
-        while ((end = atomic_load_explicit(&yi_end, memory_order_acquire)) == 0) sched_yield();
-        gaps[i] = now() - end;
-    }
-    CHECK(bolts_pool_shutdown(pool, true) == 0);
-    bolts_pool_release(pool);
-    CHECK(pthread_setaffinity_np(pthread_self(), sizeof old, &old) == 0);
-    qsort(gaps, (size_t)rounds, sizeof *gaps, yi_cmp);
-    int64_t median = gaps[rounds / 2];
-    free(gaps);
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    printf("idle spin on a shared CPU, %d rounds: median wait %.1f us (not judged under a sanitizer)\n", rounds, median / 1e3);
-#else
-    printf("idle spin on a shared CPU, %d rounds: median wait %.1f us (bound %.1f us)\n", rounds, median / 1e3,
-           BOLTS_POOL_SPIN_NS / 2e3);
-    if (BOLTS_POOL_SPIN_YIELD && median >= BOLTS_POOL_SPIN_NS / 2) {
-        fprintf(stderr, "a thread waiting for the CPU waited %.1f us of a worker's idle spin\n", median / 1e3);
-        abort();
-    }
-#endif
-}
-
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) { bench(); return 0; }
@@ -497,7 +451,6 @@ int main(int argc, char **argv) {
         test_event_loops(argc > 2 ? atoi(argv[2]) : 5, argc > 3 ? atol(argv[3]) : 3000, 20000000);
         return 0;
     }
-    if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
@@ -508,7 +461,6 @@ int main(int argc, char **argv) {
     test_shutdown_race();
     test_starved_queue(10);
     test_ramp(20000);
-    test_idle_spin_yields(400);
     printf("all ok\n");
     return 0;
 }
