@@ -15,7 +15,8 @@
  *                 NSUB submitters.
  *   Drain(p)      the submitter's store buffer (x86-TSO): see "Memory ordering".
  *   Worker(w)     worker_main: find_work (own queue, then the others), the
- *                 searching count, spin_for_work (a bounded number of extra scans), park
+ *                 searching count, spin_for_work (a bounded number of extra scans, the
+ *                 first after a moment out of the searching count, or not), park
  *                , run_job.
  *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false); see
  *                 "Shutdown" below.
@@ -180,6 +181,11 @@
 #endif
 #ifndef NJOBS
 #define NJOBS 2         /* jobs in all (submitter p submits jobs p, p + NSUB, ...) */
+#endif
+#ifndef SPIN_YIELD
+#define SPIN_YIELD 1    /* the spin may leave the searching count once, before its first
+                         * extra scan (yield_cpu_while_idle; BOLTS_POOL_SPIN_YIELD), or not
+                         * (an awaiter lately, BOLTS_POOL_SPIN_YIELD_AWAITED_NS): either */
 #endif
 #ifndef SPIN
 #define SPIN 1          /* extra scans before parking (spin_for_work) */
@@ -758,7 +764,17 @@ end:
             n = 0;
             do                                                /* spin_for_work */
             :: IS_JOB(job) || n >= SPIN -> break
-            :: else -> find_work(self, job); n++
+            :: else ->
+#if SPIN_YIELD
+                if
+                :: n == 0 ->                                  /* yield_cpu_while_idle */
+                    searching--;                              /* seq_cst fetch_sub */
+                    searching++                               /* relaxed fetch_add, after the yield */
+                :: n == 0 -> skip                             /* an awaiter lately: no yield */
+                :: else -> skip
+                fi;
+#endif
+                find_work(self, job); n++
             od
        :: else -> skip
        fi;

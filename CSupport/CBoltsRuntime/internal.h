@@ -26,6 +26,16 @@ void __tsan_release(void *addr);
 void bolts__pool_blocking_begin(void);
 void bolts__pool_blocking_end(void);
 
+/* Called by `bolts_task_spin_for_completion` (a thread that is not a pool worker awaits a
+ * task a pool runs) with the time: for a while after it, idle workers keep their CPU
+ * instead of yielding it (BOLTS_POOL_SPIN_YIELD_AWAITED_NS). Any thread. */
+void bolts__pool_note_awaiter(int64_t now);
+
+/* Adds `delta` (+1 or -1) to the count of async awaiters of pool tasks that are suspended
+ * (`bolts_task_await_suspend_begin`/`_end`): while it is above zero, idle workers keep
+ * their CPUs. Any thread. */
+void bolts__pool_awaiters_suspended(int delta);
+
 /* Registers the calling thread with liburcu (memb) once, and unregisters it at thread
  * exit. Every .c file that takes an RCU read lock calls this first (token.c owns it;
  * registering a thread twice corrupts liburcu's reader list). */

@@ -124,4 +124,12 @@ size_t bolts_trampoline_drain(void) {
 
 int bolts_trampoline_depth(void) { return tramp_depth; }
 
+bool bolts_runtime_sanitized(void) {
+#ifdef BOLTS_SANITIZED
+    return true;
+#else
+    return false;
+#endif
+}
+
 uint64_t bolts_trampoline_deferred_count(void) { return tramp_deferred; }

@@ -1,15 +1,16 @@
 #ifndef BOLTS_PLATFORM_H
 #define BOLTS_PLATFORM_H
 /* The runtime's one home for each platform primitive: futex wait and wake, the monotonic
- * clock, the spin hint, sanitizer detection and the out-of-memory abort. Every .c file
+ * clock, the spin hint, the CPU yield, sanitizer detection and the out-of-memory abort. Every .c file
  * reaches the platform through here (internal.h includes it); none calls syscall(2),
- * clock_gettime(2) or an architecture's pause instruction itself. */
+ * clock_gettime(2), sched_yield(2) or an architecture's pause instruction itself. */
 
 #ifndef __linux__
 #error "The Bolts runtime parks threads on Linux futexes."
 #endif
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,12 @@ static inline int64_t bolts__deadline_after(int64_t timeout_ns) {
     if (timeout_ns < 0) return -1;
     int64_t now = bolts__now_ns();
     return timeout_ns > INT64_MAX - now ? INT64_MAX : now + timeout_ns;
+}
+
+/* Gives the CPU to any other thread that is ready to run on it; returns at once when
+ * none is. */
+static inline void bolts__yield_cpu(void) {
+    sched_yield();
 }
 
 /* A hint to the CPU that this thread is spinning. */

@@ -68,7 +68,7 @@ static void drain(void *context) {
             struct cds_wfcq_node *node = __cds_wfcq_dequeue_nonblocking(&serial->head, &serial->tail);
             if (node == NULL) break;
             if (node == CDS_WFCQ_WOULDBLOCK) {
-                sched_yield(); /* a producer was pre-empted mid-enqueue: let it finish */
+                bolts__yield_cpu(); /* a producer was pre-empted mid-enqueue: let it finish */
                 continue;
             }
             BOLTS_TSAN_ACQUIRE(node);

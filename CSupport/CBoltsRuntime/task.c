@@ -316,19 +316,30 @@ static _Thread_local uint32_t tl_spin_misses;  /* spins in a row that ended pend
 static _Thread_local uint32_t tl_spin_skipped; /* awaits let pass since the last try */
 static _Thread_local uint64_t tl_spins_begun, tl_spins_completed;
 
-bool bolts_task_spin_for_completion(bolts_task_t *task) {
-    /* Relaxed: whether a pool runs the task decides only whether spinning is worth it;
-     * the completion itself is read through `bolts_task_state`'s acquire. */
+/* Whether the calling thread awaits `task` as an awaiter off the pools: a pool runs the
+ * task's own job (or is about to), and the caller is not a pool worker. */
+static bool awaited_off_pool(bolts_task_t *task) {
+    /* Relaxed: whether a pool runs the task decides only whether spinning (or keeping the
+     * workers' CPUs) is worth it; the completion itself is read through
+     * `bolts_task_state`'s acquire. */
     if (atomic_load_explicit(&task->own_job_state, memory_order_relaxed) == OWN_JOB_UNQUEUED) return false;
     /* A worker awaiting a task of its own pool ran it inline if it could; one that
      * spins would hold a worker that the task may be queued behind. */
-    if (bolts_pool_current() != NULL) return false;
+    return bolts_pool_current() == NULL;
+}
+
+bool bolts_task_spin_for_completion(bolts_task_t *task) {
+    if (!awaited_off_pool(task)) return false;
+    /* Whether or not this await spins: the workers keep their CPUs for awaiters like it
+     * (BOLTS_POOL_SPIN_YIELD_AWAITED_NS). */
+    int64_t now = bolts__now_ns();
+    bolts__pool_note_awaiter(now);
     if (tl_spin_misses >= BOLTS_TASK_AWAIT_SPIN_MISSES) {
         if (++tl_spin_skipped < BOLTS_TASK_AWAIT_SPIN_SKIP) return false;
         tl_spin_skipped = 0;
     }
     tl_spins_begun++;
-    int64_t deadline = bolts__now_ns() + BOLTS_TASK_AWAIT_SPIN_NS;
+    int64_t deadline = now + BOLTS_TASK_AWAIT_SPIN_NS;
     for (;;) {
         /* A clock read per eight pauses: a pause costs 10-300 ns on the project's VMs
          * (BOLTS_POOL_SPIN_NS's rationale in pool.c). */
@@ -345,6 +356,14 @@ bool bolts_task_spin_for_completion(bolts_task_t *task) {
     tl_spin_misses++;
     return false;
 }
+
+bool bolts_task_await_suspend_begin(bolts_task_t *task) {
+    if (!awaited_off_pool(task)) return false;
+    bolts__pool_awaiters_suspended(+1);
+    return true;
+}
+
+void bolts_task_await_suspend_end(void) { bolts__pool_awaiters_suspended(-1); }
 
 void bolts_task_await_spin_counts(uint64_t *begun, uint64_t *completed) {
     *begun = tl_spins_begun;

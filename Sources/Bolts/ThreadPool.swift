@@ -15,9 +15,13 @@ import CBoltsRuntime
 /// and jobs longer than `BOLTS_POOL_SHORT_JOB_NS` are never held back so). Submitting takes
 /// no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
-/// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds (scanning the
-/// queues less often after `BOLTS_POOL_SPIN_EAGER_NS`, so that a spinning worker does not
-/// keep pulling the cache lines a busy one writes) and then park on a futex. A submission wakes a worker only when it finds a queue empty and no worker
+/// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds and then park on
+/// a futex. After `BOLTS_POOL_SPIN_EAGER_NS` of it, an idle worker gives its CPU once to any
+/// thread waiting for it (an event loop, a submitter; `BOLTS_POOL_SPIN_YIELD`), except
+/// while threads off the pools await pool tasks with `try await`, whose brief spin counts
+/// on a worker that kept its CPU (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`), and then
+/// scans the queues less often, so that a spinning worker does not keep pulling the cache
+/// lines a busy one writes. A submission wakes a worker only when it finds a queue empty and no worker
 /// searching, and a worker that steals from a backlog wakes another. After
 /// `BOLTS_POOL_FAIR_INTERVAL` jobs in a row from its own queue, a worker looks at the
 /// others first and serves any whose own worker has run nothing since the last such look,

@@ -29,6 +29,12 @@ struct AwaitSpinStressTests {
     /// Awaits from Swift's default executor of tiny closures racing the workers that run
     /// them: every value arrives, and some awaits got theirs by spinning, without a
     /// suspension (the thread did not change and its count of completed spins grew by one).
+    /// The second claim is judged only in a build without sanitizers: under ThreadSanitizer
+    /// beside the CPU-bound stress suites, the workers and this thread wait for CPUs for
+    /// far longer than the spin, and no spin saw a completion in 1 of 7 runs of that stage
+    /// with the pool as it was before its idle yield (`BOLTS_POOL_SPIN_YIELD`), and in 1 of
+    /// 7 with it; there the test checks the values and the runs, racing the spin, for TSan
+    /// to see.
     @Test(arguments: [1, 2])
     func shortClosuresAreAwaitedWithoutSuspending(threadCount: Int) async throws {
         let pool = ThreadPool(threadCount: threadCount, name: "spin")
@@ -51,7 +57,9 @@ struct AwaitSpinStressTests {
             expected &+= i &* 3
         }
         #expect(sum == expected)
-        #expect(withoutSuspending > 0, "some awaits got their value by spinning")
+        if !bolts_runtime_sanitized() {
+            #expect(withoutSuspending > 0, "some awaits got their value by spinning")
+        }
         pool.shutdown(wait: true)
         #expect(runs.value == 5_000)
     }

@@ -442,6 +442,97 @@ static void bench(void) {
     bolts_pool_shutdown(pool, true); bolts_pool_release(pool);
 }
 
+/* ---- an idle worker gives its CPU to a thread waiting for it (BOLTS_POOL_SPIN_YIELD) ---- */
+/* One CPU, a pool of one worker and this thread. Each round this thread submits a job,
+ * then yields until the job has run: the worker runs it and starts its idle spin while
+ * this thread waits for the CPU. The gap from the job's end to this thread running again
+ * is the part of the spin it had to wait through: about BOLTS_POOL_SPIN_EAGER_NS when the
+ * worker gives its CPU away, the whole BOLTS_POOL_SPIN_NS (then the park) when it does
+ * not. The median gap must be under half the spin. Then the same with an awaiter: the job
+ * is a task's own job and this thread awaits the task as an async awaiter off the pool
+ * does, before it yields: counted as suspended (`bolts_task_await_suspend_begin`, then
+ * `_end` once the job ran), or spinning (`bolts_task_spin_for_completion`); either way
+ * the worker must keep its CPU (BOLTS_POOL_SPIN_YIELD_AWAITED_NS), so the median gap must
+ * be at least half the spin. Timing is only judged in an optimized build (sanitizers slow every scan); the
+ * rounds run in every build. */
+static atomic_llong yi_end;
+static void yi_job(void *ctx) { (void)ctx; atomic_store_explicit(&yi_end, now(), memory_order_release); }
+static void yi_task_job(void *ctx) {
+    bolts_task_t *task = ctx;
+    if (!bolts_task_begin_own_job(task)) return;
+    atomic_store_explicit(&yi_end, now(), memory_order_release);
+    CHECK(bolts_task_claim(task));
+    bolts_task_publish(task, BOLTS_SUCCESS);
+}
+static int yi_cmp(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+enum { YI_PLAIN, YI_SUSPENDED, YI_SPUN };
+static void idle_spin_rounds(int rounds, int mode) {
+    bool awaited = mode != YI_PLAIN;
+    cpu_set_t old; CHECK(pthread_getaffinity_np(pthread_self(), sizeof old, &old) == 0);
+    int cpu = 0;
+    while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &old)) cpu++; /* the first CPU this process may use */
+    cpu_set_t set; CPU_ZERO(&set); CPU_SET(cpu, &set);
+    CHECK(pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0);
+    bolts_pool_t *pool = bolts_pool_create(1, "yield"); /* its worker inherits the one CPU */
+    int64_t *gaps = calloc((size_t)rounds, sizeof *gaps);
+    for (int i = 0; i < rounds; i++) {
+        atomic_store_explicit(&yi_end, 0, memory_order_relaxed);
+        bolts_task_t *task = NULL;
+        if (awaited) {
+            task = bolts_task_create();
+            bolts_job_t *job = bolts_task_own_job(task);
+            job->fn = yi_task_job;
+            job->context = task;
+            bolts_task_submit_own_job(task, pool);
+            if (mode == YI_SPUN) (void)bolts_task_spin_for_completion(task); /* one CPU: rarely sees the end */
+            else CHECK(bolts_task_await_suspend_begin(task));
+        } else {
+            bolts_pool_submit(pool, bolts_job_create(yi_job, NULL));
+        }
+        int64_t end;
+        /* Acquire: pairs with the job's release store. */
+        while ((end = atomic_load_explicit(&yi_end, memory_order_acquire)) == 0) sched_yield();
+        gaps[i] = now() - end;
+        if (mode == YI_SUSPENDED) bolts_task_await_suspend_end();
+        if (task != NULL) {
+            while (bolts_task_state(task) == BOLTS_PENDING) sched_yield();
+            bolts_task_destroy(task);
+        }
+    }
+    CHECK(bolts_pool_shutdown(pool, true) == 0);
+    bolts_pool_release(pool);
+    CHECK(pthread_setaffinity_np(pthread_self(), sizeof old, &old) == 0);
+    qsort(gaps, (size_t)rounds, sizeof *gaps, yi_cmp);
+    int64_t median = gaps[rounds / 2];
+    free(gaps);
+    const char *what = mode == YI_SPUN        ? "idle spin on a shared CPU, an awaiter spun"
+                       : mode == YI_SUSPENDED ? "idle spin on a shared CPU, an awaiter suspended"
+                                              : "idle spin on a shared CPU";
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    printf("%s, %d rounds: median wait %.1f us (not judged under a sanitizer)\n", what, rounds, median / 1e3);
+#else
+    printf("%s, %d rounds: median wait %.1f us (%s %.1f us)\n", what, rounds, median / 1e3,
+           awaited ? "at least" : "under", BOLTS_POOL_SPIN_NS / 2e3);
+    if (BOLTS_POOL_SPIN_YIELD && !awaited && median >= BOLTS_POOL_SPIN_NS / 2) {
+        fprintf(stderr, "a thread waiting for the CPU waited %.1f us of a worker's idle spin\n", median / 1e3);
+        abort();
+    }
+    if (awaited && median < BOLTS_POOL_SPIN_NS / 2) {
+        fprintf(stderr, "a worker gave its CPU away %.1f us after its job although a thread awaits its tasks\n",
+                median / 1e3);
+        abort();
+    }
+#endif
+}
+static void test_idle_spin_yields(int rounds) {
+    idle_spin_rounds(rounds, YI_PLAIN);
+    idle_spin_rounds(rounds, YI_SUSPENDED); /* before any spin: no awaiter's time noted yet */
+    idle_spin_rounds(rounds, YI_SPUN);
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) { bench(); return 0; }
@@ -451,6 +542,7 @@ int main(int argc, char **argv) {
         test_event_loops(argc > 2 ? atoi(argv[2]) : 5, argc > 3 ? atol(argv[3]) : 3000, 20000000);
         return 0;
     }
+    if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
@@ -461,6 +553,7 @@ int main(int argc, char **argv) {
     test_shutdown_race();
     test_starved_queue(10);
     test_ramp(20000);
+    test_idle_spin_yields(400);
     printf("all ok\n");
     return 0;
 }

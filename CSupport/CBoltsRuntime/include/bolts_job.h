@@ -80,6 +80,11 @@ size_t bolts_trampoline_drain(void);
 /** The current nesting depth of inline dispatch on this thread (for tests). */
 int bolts_trampoline_depth(void);
 
+/** Whether the runtime was built under ThreadSanitizer or AddressSanitizer (for tests:
+ *  there every atomic operation is instrumented, a tiny job takes microseconds, and
+ *  claims about sub-microsecond timing are not judged). */
+bool bolts_runtime_sanitized(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,9 +8,10 @@
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry, or
  * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
- * BOLTS_POOL_SPIN_NS (scanning less often after BOLTS_POOL_SPIN_EAGER_NS), then park on a
- * futex. Submitters from outside the pool yield their
- * time slice while its backlog is over a bound (I8). The tunable constants are defined
+ * BOLTS_POOL_SPIN_NS (after BOLTS_POOL_SPIN_EAGER_NS they give the CPU once to any thread
+ * waiting for it, unless a thread awaits a pool's task, then scan less often), then park
+ * on a futex. Submitters from outside the pool yield their time slice while its backlog
+ * is over a bound (I8). The tunable constants are defined
  * below the synchronization table, each overridable with -D at build time; comments
  * (here and in Swift) cite them by name, never by value.
  *
@@ -35,7 +36,9 @@
  *      so producers need not wake anyone; the last searcher to find work wakes one more
  *      worker if work remains (parallelism ramps up one worker at a time). A searcher
  *      whose last check before parking finds work stays a searcher until it takes a job,
- *      so that duty is not dropped.
+ *      so that duty is not dropped. A searcher that gives its CPU away mid-spin
+ *      (BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins it to scan
+ *      again: while it is off, producers wake a parked worker rather than wait for it.
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
  *      (a compensating worker), which retires to a spare at its next idle scan if the
@@ -157,6 +160,22 @@ typedef struct bolts_pool bolts_pool_t;
  *  spaces its scans out (BOLTS_POOL_SPIN_BACKOFF_PAUSES). */
 #ifndef BOLTS_POOL_SPIN_EAGER_NS
 #define BOLTS_POOL_SPIN_EAGER_NS 2000
+#endif
+
+/** 1: an idle worker gives its CPU once to any thread waiting for it (sched_yield) when
+ *  its eager scans are over (BOLTS_POOL_SPIN_EAGER_NS), leaving the searching count of I5
+ *  for that moment; 0: it keeps the CPU for the whole spin. */
+#ifndef BOLTS_POOL_SPIN_YIELD
+#define BOLTS_POOL_SPIN_YIELD 1
+#endif
+
+/** An idle worker keeps its CPU (does not yield, BOLTS_POOL_SPIN_YIELD) while an async
+ *  awaiter off the pools is suspended on a pool's task (`bolts_task_await_suspend_begin`),
+ *  and for this many nanoseconds after one began awaiting such a task
+ *  (`bolts_task_spin_for_completion`), on any pool: that awaiter spins for a worker to run
+ *  its task, and one that gave its CPU away is not back within the awaiter's spin. */
+#ifndef BOLTS_POOL_SPIN_YIELD_AWAITED_NS
+#define BOLTS_POOL_SPIN_YIELD_AWAITED_NS 1000000
 #endif
 
 /** The most pauses (spin hints) an idle worker makes between two scans for work, late in
