@@ -184,8 +184,9 @@
 #endif
 #ifndef SPIN_YIELD
 #define SPIN_YIELD 1    /* the spin may leave the searching count once, before its first
-                         * extra scan (yield_cpu_while_idle; BOLTS_POOL_SPIN_YIELD), or not
-                         * (an awaiter lately, BOLTS_POOL_SPIN_YIELD_AWAITED_NS): either */
+                         * extra scan (yield_cpu_while_idle; the runtime's build option
+                         * BOLTS_POOL_SPIN_YIELD), or not (the option off, or an awaiter
+                         * lately, BOLTS_POOL_SPIN_YIELD_AWAITED_NS): either */
 #endif
 #ifndef SPIN
 #define SPIN 1          /* extra scans before parking (spin_for_work) */

@@ -61,36 +61,44 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * between 4 us and 20 us there). The price is CPU time while jobs trickle in: with one
  * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with 4
  * us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission wakes a
- * parked worker only when none is searching (I5; a spinner is not counted for the moment
- * it gives its CPU away, BOLTS_POOL_SPIN_YIELD below). Time-bounded, because a PAUSE costs
+ * parked worker only when none is searching (I5; with BOLTS_POOL_SPIN_YIELD, below, a
+ * spinner is not counted for the moment it gives its CPU away). Time-bounded, because a PAUSE costs
  * anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
- * BOLTS_POOL_SPIN_YIELD: whether an idle worker, once its eager scans are over, gives its
- * CPU once to any thread waiting for it (`yield_cpu_while_idle`). Inside a server the
- * workers share the CPUs with event loops and whatever else the machine runs; a spin held
- * the CPU while a loop that had been pre-empted, or the load's other threads, waited for
- * it. Yielding once (a system call, ~0.3 us, that returns at once when nobody waits) lets
- * them go first; the worker then spins on when it gets the CPU back, or parks if the spin's
- * time has passed meanwhile. Measured on the 2-CPU VM (the server scenario's tasks beside
- * DispatchGroup, 3-second runs, four alternating rounds of each build, medians of the
- * ratios, before -> after): one job of 0.3 us 1.02 -> 1.15 (CPU per request 0.96 -> 0.86),
- * one of 3 us 1.04 -> 1.06 (0.96 -> 0.94), 16 x 0.3 us 1.13 -> 1.16 (0.94 -> 0.87), 16 x
- * 3 us 0.96 -> 1.08 (1.06 -> 0.98), 64 x 0.3 us 1.00 -> 1.02, 64 x 3 us 0.91 -> 1.02
- * (1.11 -> 1.00). A plain yield that kept the worker in the searching count made the paced
- * hand-off's p99 at 4 producers 81-106 us against 26-51 us (three runs each): producers
- * on the worker's CPU skipped waking a parked worker for a searcher that was not running;
+ * BOLTS_POOL_SPIN_YIELD (off by default; a build option): whether an idle worker, once
+ * its eager scans are over, gives its CPU once to any thread waiting for it
+ * (`yield_cpu_while_idle`). Inside a server the workers share the CPUs with event loops;
+ * a spin held the CPU while a loop that had been pre-empted, or the load's other threads,
+ * waited for it. Yielding once (a system call, ~0.3 us, that returns at once when nobody
+ * waits) lets them go first; the worker then spins on when it gets the CPU back, or parks
+ * if the spin's time has passed meanwhile. Measured on the 2-CPU VM (the server scenario's
+ * tasks beside DispatchGroup, 3-second runs, four alternating rounds of each build, medians
+ * of the ratios, without -> with), in a first set: one job of 0.3 us 1.02 -> 1.15 (CPU per
+ * request 0.96 -> 0.86), one of 3 us 1.04 -> 1.06, 16 x 0.3 us 1.13 -> 1.16 (0.94 ->
+ * 0.87), 16 x 3 us 0.96 -> 1.08, 64 x 0.3 us 1.00 -> 1.02, 64 x 3 us 0.91 -> 1.02; in a
+ * later one, less: 1.05 -> 1.05, 0.97 -> 1.07, 0.98 -> 1.11, 0.97 -> 0.92, 1.06 -> 1.03, 0.92
+ * -> 0.93 (CPU per request 0.89-0.93 against 0.97-1.04 at one job and at 16 x 0.3 us, no
+ * lower elsewhere). Its price is the paced hand-off's tail: producers that block until
+ * their job ran are threads waiting for the CPU too, and a worker that yields to them is
+ * behind all of them when their next jobs come. Pool p99 above Dispatch's at 4 or 8
+ * producers in 4 of 8 cells of four runs (263 us against 81 at worst) with the yield, 2 of
+ * 16 without; so the pool's goal stays the default, and a server that values CPU per
+ * request over hand-off tail can build with -DBOLTS_POOL_SPIN_YIELD=1. Yielding only
+ * while another worker still searched kept the paced tail (1 of 8 such cells) and lost
+ * the gain (0.90-1.03). A plain yield that kept the worker in the searching count made the
+ * paced p99 at 4 producers 81-106 us against 26-51 us (three runs each): producers on
+ * the worker's CPU skipped waking a parked worker for a searcher that was not running;
  * leaving the count for the yield put it at 20-42 us.
  *
- * BOLTS_POOL_SPIN_YIELD_AWAITED_NS: the yield is skipped while threads off the pools await
- * pool tasks (`try await task.value` from Swift's executor: `bolts_task_spin_for_completion`
- * spins up to BOLTS_TASK_AWAIT_SPIN_NS for a worker to run the task): while such an
- * awaiter is suspended, and for a while after one began an await. A worker that has
- * yielded to a CPU-bound thread is off its CPU for a scheduler slice (milliseconds), far
- * longer than that spin: under ThreadSanitizer beside CPU-bound suites, 0 of 5,000 awaits
- * of tiny closures ended in a spin (pools of 1 and 2), so every await suspended; with the
- * time-based hold alone, too (each await took milliseconds there, so a worker finishing
- * the awaited job found the await's start long past). The event loops of the server
- * scenario join with continuations and never await, so they keep the yield.
+ * BOLTS_POOL_SPIN_YIELD_AWAITED_NS: with the yield, it is skipped while threads off the
+ * pools await pool tasks (`try await task.value` from Swift's executor:
+ * `bolts_task_spin_for_completion` spins up to BOLTS_TASK_AWAIT_SPIN_NS for a worker to run
+ * the task): while such an awaiter is suspended, and for a while after one began an await.
+ * A worker that has yielded to a runnable thread is off its CPU until that thread blocks
+ * or its slice ends, longer than the awaiter's spin: on one shared CPU, a worker that
+ * ignored a waiting awaiter gave its CPU away 4-6 us after each job (the C stress test).
+ * The hold is process-wide: an awaiter reads a task's pool only while its job is queued.
+ * The event loops of the server scenario join with continuations and never await.
  *
  * BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES: how densely an idle worker
  * scans. A scan reads every queue's tail and head, and the steal grace (I10) reads the
@@ -835,6 +843,7 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
  * while. Work already queued is taken at once, without yielding. Either way the worker
  * counts itself back and goes on scanning, so every queue is scanned again before it
  * parks (I5 holds for whatever a producer left to it before the decrement). */
+#if BOLTS_POOL_SPIN_YIELD
 /* When a thread that is not a pool worker last began awaiting a pool's task
  * (`bolts__pool_note_awaiter`); idle workers do not yield for BOLTS_POOL_SPIN_YIELD_AWAITED_NS
  * after it. Process-wide, not per pool: an awaiter reads a task's pool only while its job
@@ -870,6 +879,15 @@ static bool no_awaiter_lately(int64_t now) {
     return atomic_load_explicit(&awaiters_suspended, memory_order_relaxed) == 0 &&
            now - atomic_load_explicit(&awaiter_seen_ns, memory_order_relaxed) >= BOLTS_POOL_SPIN_YIELD_AWAITED_NS;
 }
+#else
+/* Without the yield there is nothing to keep: the workers never give their CPUs away. */
+void bolts__pool_note_awaiter(int64_t now) { (void)now; }
+void bolts__pool_awaiters_suspended(int delta) { (void)delta; }
+static bool no_awaiter_lately(int64_t now) {
+    (void)now;
+    return false;
+}
+#endif
 
 static void yield_cpu_while_idle(bolts_pool_t *pool) {
     /* Seq_cst: as the searching count's other decrements (I5). No fence before the check:

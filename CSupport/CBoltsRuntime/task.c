@@ -331,15 +331,14 @@ static bool awaited_off_pool(bolts_task_t *task) {
 bool bolts_task_spin_for_completion(bolts_task_t *task) {
     if (!awaited_off_pool(task)) return false;
     /* Whether or not this await spins: the workers keep their CPUs for awaiters like it
-     * (BOLTS_POOL_SPIN_YIELD_AWAITED_NS). */
-    int64_t now = bolts__now_ns();
-    bolts__pool_note_awaiter(now);
+     * (BOLTS_POOL_SPIN_YIELD_AWAITED_NS; nothing to keep without BOLTS_POOL_SPIN_YIELD). */
+    if (BOLTS_POOL_SPIN_YIELD) bolts__pool_note_awaiter(bolts__now_ns());
     if (tl_spin_misses >= BOLTS_TASK_AWAIT_SPIN_MISSES) {
         if (++tl_spin_skipped < BOLTS_TASK_AWAIT_SPIN_SKIP) return false;
         tl_spin_skipped = 0;
     }
     tl_spins_begun++;
-    int64_t deadline = now + BOLTS_TASK_AWAIT_SPIN_NS;
+    int64_t deadline = bolts__now_ns() + BOLTS_TASK_AWAIT_SPIN_NS;
     for (;;) {
         /* A clock read per eight pauses: a pause costs 10-300 ns on the project's VMs
          * (BOLTS_POOL_SPIN_NS's rationale in pool.c). */
@@ -358,7 +357,7 @@ bool bolts_task_spin_for_completion(bolts_task_t *task) {
 }
 
 bool bolts_task_await_suspend_begin(bolts_task_t *task) {
-    if (!awaited_off_pool(task)) return false;
+    if (!BOLTS_POOL_SPIN_YIELD || !awaited_off_pool(task)) return false;
     bolts__pool_awaiters_suspended(+1);
     return true;
 }

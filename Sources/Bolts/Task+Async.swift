@@ -34,8 +34,9 @@ extension Task {
     @usableFromInline
     internal func _awaitValue() async throws -> T {
         if _Concurrency.Task.isCancelled { throw CancellationError() }
-        // An awaiter that spun for a pool's task: the pools' idle workers keep their CPUs
-        // until it has resumed, for its next spin (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`).
+        // An awaiter that spun for a pool's task: in a runtime built to yield idle CPUs
+        // (`BOLTS_POOL_SPIN_YIELD`), the pools' idle workers keep theirs until it has
+        // resumed, for its next spin (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`).
         let counted = bolts_task_await_suspend_begin(_core)
         defer { if counted { bolts_task_await_suspend_end() } }
         let awaiter = _Awaiter()

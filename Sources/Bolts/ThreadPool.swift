@@ -16,12 +16,13 @@ import CBoltsRuntime
 /// no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,
 /// workers free". Idle workers spin for `BOLTS_POOL_SPIN_NS` nanoseconds and then park on
-/// a futex. After `BOLTS_POOL_SPIN_EAGER_NS` of it, an idle worker gives its CPU once to any
-/// thread waiting for it (an event loop, a submitter; `BOLTS_POOL_SPIN_YIELD`), except
-/// while threads off the pools await pool tasks with `try await`, whose brief spin counts
-/// on a worker that kept its CPU (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`), and then
-/// scans the queues less often, so that a spinning worker does not keep pulling the cache
-/// lines a busy one writes. A submission wakes a worker only when it finds a queue empty and no worker
+/// a futex; after `BOLTS_POOL_SPIN_EAGER_NS` of it they scan the queues less often, so that a
+/// spinning worker does not keep pulling the cache lines a busy one writes. Built with
+/// `-Xcc -DBOLTS_POOL_SPIN_YIELD=1` (off by default: it lowers CPU per request beside event
+/// loops a little and raises the hand-off tail under many producers), an idle worker also
+/// gives its CPU once there to any thread waiting for it, except while threads off the
+/// pools await pool tasks with `try await`, whose brief spin counts on a worker that kept
+/// its CPU (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`). A submission wakes a worker only when it finds a queue empty and no worker
 /// searching, and a worker that steals from a backlog wakes another. After
 /// `BOLTS_POOL_FAIR_INTERVAL` jobs in a row from its own queue, a worker looks at the
 /// others first and serves any whose own worker has run nothing since the last such look,

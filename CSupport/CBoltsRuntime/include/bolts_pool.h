@@ -8,8 +8,8 @@
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry, or
  * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
- * BOLTS_POOL_SPIN_NS (after BOLTS_POOL_SPIN_EAGER_NS they give the CPU once to any thread
- * waiting for it, unless a thread awaits a pool's task, then scan less often), then park
+ * BOLTS_POOL_SPIN_NS (scanning less often after BOLTS_POOL_SPIN_EAGER_NS, and, built with
+ * BOLTS_POOL_SPIN_YIELD, giving the CPU once there to any thread waiting for it), then park
  * on a futex. Submitters from outside the pool yield their time slice while its backlog
  * is over a bound (I8). The tunable constants are defined
  * below the synchronization table, each overridable with -D at build time; comments
@@ -37,7 +37,7 @@
  *      worker if work remains (parallelism ramps up one worker at a time). A searcher
  *      whose last check before parking finds work stays a searcher until it takes a job,
  *      so that duty is not dropped. A searcher that gives its CPU away mid-spin
- *      (BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins it to scan
+ *      (built with BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins it to scan
  *      again: while it is off, producers wake a parked worker rather than wait for it.
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
@@ -164,12 +164,14 @@ typedef struct bolts_pool bolts_pool_t;
 
 /** 1: an idle worker gives its CPU once to any thread waiting for it (sched_yield) when
  *  its eager scans are over (BOLTS_POOL_SPIN_EAGER_NS), leaving the searching count of I5
- *  for that moment; 0: it keeps the CPU for the whole spin. */
+ *  for that moment; 0 (the default): it keeps the CPU for the whole spin. A trade, off by
+ *  default: beside event loops it lowered CPU per request by a few percent, and it raised
+ *  the paced hand-off's p99 at 4 and 8 producers (see pool.c). */
 #ifndef BOLTS_POOL_SPIN_YIELD
-#define BOLTS_POOL_SPIN_YIELD 1
+#define BOLTS_POOL_SPIN_YIELD 0
 #endif
 
-/** An idle worker keeps its CPU (does not yield, BOLTS_POOL_SPIN_YIELD) while an async
+/** With BOLTS_POOL_SPIN_YIELD: an idle worker keeps its CPU (does not yield) while an async
  *  awaiter off the pools is suspended on a pool's task (`bolts_task_await_suspend_begin`),
  *  and for this many nanoseconds after one began awaiting such a task
  *  (`bolts_task_spin_for_completion`), on any pool: that awaiter spins for a worker to run
