@@ -1,9 +1,10 @@
 #ifndef BOLTS_PLATFORM_H
 #define BOLTS_PLATFORM_H
 /* The runtime's one home for each platform primitive: futex wait and wake, the monotonic
- * clock, the spin hint, the CPU yield, sanitizer detection and the out-of-memory abort. Every .c file
- * reaches the platform through here (internal.h includes it); none calls syscall(2),
- * clock_gettime(2), sched_yield(2) or an architecture's pause instruction itself. */
+ * clock, the spin hint, the CPU yield, sanitizer detection and the out-of-memory abort.
+ * Every .c file reaches the platform through here (internal.h includes it); none calls
+ * syscall(2), clock_gettime(2), sched_yield(2) or an architecture's pause instruction
+ * itself. */
 
 #ifndef __linux__
 #error "The Bolts runtime parks threads on Linux futexes."

@@ -62,8 +62,8 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with 4
  * us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission wakes a
  * parked worker only when none is searching (I5; with BOLTS_POOL_SPIN_YIELD, below, a
- * spinner is not counted for the moment it gives its CPU away). Time-bounded, because a PAUSE costs
- * anything from 10 ns to 300 ns (a virtual machine may trap it).
+ * spinner is not counted for the moment it gives its CPU away). Time-bounded, because a
+ * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
  * BOLTS_POOL_SPIN_YIELD (off by default; a build option): whether an idle worker, once
  * its eager scans are over, gives its CPU once to any thread waiting for it
@@ -836,13 +836,6 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
 }
 
-/* Between the eager scans and the late ones of a spin (BOLTS_POOL_SPIN_YIELD): gives the
- * CPU to any thread waiting for it, once. For that moment the worker leaves the searching
- * count (I5), as a parker does: a producer that finds its queue empty meanwhile wakes a
- * parked worker instead of counting on this one, which may not get the CPU back for a
- * while. Work already queued is taken at once, without yielding. Either way the worker
- * counts itself back and goes on scanning, so every queue is scanned again before it
- * parks (I5 holds for whatever a producer left to it before the decrement). */
 #if BOLTS_POOL_SPIN_YIELD
 /* When a thread that is not a pool worker last began awaiting a pool's task
  * (`bolts__pool_note_awaiter`); idle workers do not yield for BOLTS_POOL_SPIN_YIELD_AWAITED_NS
@@ -889,6 +882,13 @@ static bool no_awaiter_lately(int64_t now) {
 }
 #endif
 
+/* Between the eager scans and the late ones of a spin (BOLTS_POOL_SPIN_YIELD): gives the
+ * CPU to any thread waiting for it, once. For that moment the worker leaves the searching
+ * count (I5), as a parker does: a producer that finds its queue empty meanwhile wakes a
+ * parked worker instead of counting on this one, which may not get the CPU back for a
+ * while. Work already queued is taken at once, without yielding. Either way the worker
+ * counts itself back and goes on scanning, so every queue is scanned again before it
+ * parks (I5 holds for whatever a producer left to it before the decrement). */
 static void yield_cpu_while_idle(bolts_pool_t *pool) {
     /* Seq_cst: as the searching count's other decrements (I5). No fence before the check:
      * it only decides whether to yield, and a job it misses is found by the scans after. */
@@ -899,8 +899,9 @@ static void yield_cpu_while_idle(bolts_pool_t *pool) {
 }
 
 /* Spins for up to BOLTS_POOL_SPIN_NS looking for work: a scan after every pause for the
- * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if
- * BOLTS_POOL_SPIN_YIELD and no awaiter off the pools began awaiting lately) scans further apart, the pauses between them doubling up to
+ * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if built with
+ * BOLTS_POOL_SPIN_YIELD and no awaiter off the pools waits or began awaiting lately)
+ * scans further apart, the pauses between them doubling up to
  * BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). Called by a searching worker. */
 static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     int64_t start = bolts__now_ns();

@@ -11,9 +11,9 @@
  * BOLTS_POOL_SPIN_NS (scanning less often after BOLTS_POOL_SPIN_EAGER_NS, and, built with
  * BOLTS_POOL_SPIN_YIELD, giving the CPU once there to any thread waiting for it), then park
  * on a futex. Submitters from outside the pool yield their time slice while its backlog
- * is over a bound (I8). The tunable constants are defined
- * below the synchronization table, each overridable with -D at build time; comments
- * (here and in Swift) cite them by name, never by value.
+ * is over a bound (I8). The tunable constants are defined below the synchronization
+ * table, each overridable with -D at build time; comments (here and in Swift) cite them
+ * by name, never by value.
  *
  * Invariants
  *  I1  A submitted job is run exactly once: by a worker, or, when it races shutdown, by
@@ -37,8 +37,9 @@
  *      worker if work remains (parallelism ramps up one worker at a time). A searcher
  *      whose last check before parking finds work stays a searcher until it takes a job,
  *      so that duty is not dropped. A searcher that gives its CPU away mid-spin
- *      (built with BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins it to scan
- *      again: while it is off, producers wake a parked worker rather than wait for it.
+ *      (built with BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins
+ *      it to scan again: while it is off, producers wake a parked worker rather than
+ *      wait for it.
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
  *      (a compensating worker), which retires to a spare at its next idle scan if the

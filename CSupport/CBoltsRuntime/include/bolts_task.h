@@ -119,9 +119,9 @@ bool bolts_task_spin_for_completion(bolts_task_t *_Nonnull task);
 /** For an async awaiter about to suspend on `task` after its spin: true, in a runtime
  *  built with BOLTS_POOL_SPIN_YIELD and when the awaiter is one that
  *  `bolts_task_spin_for_completion` spins for (a pool runs the task, the caller is not a
- *  pool worker), counts it among the suspended awaiters of pool tasks,
- *  while which the pools' idle workers keep their CPUs (BOLTS_POOL_SPIN_YIELD_AWAITED_NS
- *  in bolts_pool.h); the caller then calls `bolts_task_await_suspend_end` once, when it has
+ *  pool worker), counts it among the suspended awaiters of pool tasks, while which the
+ *  pools' idle workers keep their CPUs (BOLTS_POOL_SPIN_YIELD_AWAITED_NS in bolts_pool.h);
+ *  the caller then calls `bolts_task_await_suspend_end` once, when it has
  *  resumed. False: nothing counted, nothing to end. */
 bool bolts_task_await_suspend_begin(bolts_task_t *_Nonnull task);
 
