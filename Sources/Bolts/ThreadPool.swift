@@ -22,8 +22,8 @@ import CBoltsRuntime
 /// loops a little and raises the hand-off tail under many producers), an idle worker also
 /// gives its CPU once there to any thread waiting for it, except while threads off the
 /// pools await pool tasks with `try await`, whose brief spin counts on a worker that kept
-/// its CPU (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`). A submission wakes a worker only when it finds a queue empty and no worker
-/// searching, and a worker that steals from a backlog wakes another. After
+/// its CPU (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`). A submission wakes a worker only when it
+/// finds a queue empty and no worker searching, and a worker that steals from a backlog wakes another. After
 /// `BOLTS_POOL_FAIR_INTERVAL` jobs in a row from its own queue, a worker looks at the
 /// others first and serves any whose own worker has run nothing since the last such look,
 /// so no queue is left behind while a worker runs, whatever its own worker is doing.
