@@ -69,9 +69,10 @@ enum Catalog {
                 [
                     BoltsWhenAll(inputs: aggregateInputs, completion: .poolJobPerInput(pool)),
                     BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCaller),
+                    BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCallerLastToFirst),
                     NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .andAllSucceed),
                 ],
-                reference: 2
+                reference: 3
             ),
             comparison(
                 "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",

@@ -34,6 +34,7 @@ promise + one waiting continuation + complete|Bolts TaskCompletionSource + 1 wai
 promise + 8 waiting continuations + complete|Bolts TaskCompletionSource + 8 waiting|$((2 * iterations))
 chain of 10^6 pending continuations, per link|Bolts chain|2000000
 promise create + complete|Bolts TaskCompletionSource create|$((2 * iterations))
-whenAll over 10^4, set inline, per input (NIO: andAllSucceed)|Bolts whenAll over 10^4 sources, set inline|20000
+whenAll over 10^4, set inline, per input (NIO: andAllSucceed)|Bolts whenAll over 10^4 sources, set inline by the caller (per|20000
+whenAll over 10^4, set inline from the last, per input (NIO: andAllSucceed)|Bolts whenAll over 10^4 sources, set inline by the caller from the last|20000
 whenAll collecting values over 10^4, per input (NIO: whenAllSucceed)|Bolts whenAllResult|20000
 LIST

@@ -66,8 +66,8 @@ extension Task {
         return result
     }
 
-    /// Shared by `whenAll` and `whenAllResult`: waits for every input, then fails, cancels
-    /// or succeeds with `value(tasks)`.
+    /// Shared by `whenAll` and `whenAllResult`: waits for every input (`_Join`: one input at
+    /// a time, from the last), then fails, cancels or succeeds with `value(tasks)`.
     @inlinable
     internal static func _aggregate<R>(
         _ tasks: [Task<T>],
@@ -81,8 +81,7 @@ extension Task {
             return result
         }
         let result = Task<R>(_pendingAt: file, line: line)
-        let countdown = _Countdown(tasks.count) { _finishAll(result, tasks, value) }
-        _forEachBorrowed(tasks) { countdown.attach(to: $0) }
+        _Join(tasks) { _finishAll(result, tasks, value) }.waitForNext()
         return result
     }
 
@@ -158,78 +157,119 @@ internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (an
     return anyCancelled ? .some(nil) : nil
 }
 
-/// Counts inputs down to zero. `attach` costs one job record per input (from the runtime's
-/// block magazines) and no Swift allocation. The inputs' jobs share one reference to the
-/// countdown, taken by the first `attach` and given back by whichever job counts last, so
-/// the inputs' completions on different threads do not each retain and release the same
-/// object (a contended cache line) on top of the count itself.
+/// Waits for every input of an aggregate, one at a time: it looks at the inputs from the
+/// last to the first, passes over those already complete, and registers one job on the
+/// first one still pending; when that one completes, the job looks on from the input before
+/// it. Once none is left, it calls `onDone` (on the thread that completed the last input it
+/// waited for, or on the caller's if all were complete).
+///
+/// Inputs are mostly started in order and complete in about that order (a pool's queues are
+/// first in, first out), so the last input is usually the last to complete: a fan-out of N
+/// pending tasks then costs one or two registrations instead of N, and the inputs'
+/// completions on different threads touch no shared count. In the worst case (inputs that
+/// complete from the last to the first) it registers on every input, one after another,
+/// each registration made by the thread that completed the input before. Every input is
+/// looked at once in all.
+///
+/// `@unchecked Sendable`: `remaining` is read and written by one thread at a time. The
+/// caller's `waitForNext` writes it before its job is added to an input (a release: the
+/// task's continuation stack), and the job that runs after that input completes reads it
+/// (an acquire: the completion hands the job over); no other thread touches it meanwhile,
+/// and a call touches nothing of `self` after the add.
+@usableFromInline
+internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable {
+    @usableFromInline
+    let inputs: [Base]
+    @usableFromInline
+    let onDone: @Sendable () -> Void
+    /// Inputs below this index are not known to be complete; those from it on are.
+    @usableFromInline
+    var remaining: Int
+
+    @usableFromInline
+    init(_ inputs: [Base], onDone: @escaping @Sendable () -> Void) {
+        self.inputs = inputs
+        self.onDone = onDone
+        remaining = inputs.count
+    }
+
+    /// Passes over complete inputs from `remaining` down; registers on the first pending
+    /// one (and returns), or calls `onDone` when there is none.
+    @usableFromInline
+    override func waitForNext() {
+        var index = remaining
+        // Borrowed, as in `_forEachBorrowed`: the array keeps each input alive.
+        let pending: Unmanaged<Base>? = inputs.withUnsafeBufferPointer { buffer in
+            guard let first = buffer.baseAddress else { return nil }
+            let raw = UnsafeRawPointer(first)
+            while index > 0 {
+                let input = raw.load(fromByteOffset: (index &- 1) &* MemoryLayout<Base>.stride, as: Unmanaged<Base>.self)
+                // Acquire (`_outcome`): a complete input's outcome and payload are visible
+                // to `onDone`.
+                if input._withUnsafeGuaranteedRef({ $0._outcome }) == BOLTS_PENDING { return input }
+                index &-= 1
+            }
+            return nil
+        }
+        guard let pending else {
+            onDone()
+            return
+        }
+        // The job runs once `pending` has completed: the next look starts below it.
+        remaining = index &- 1
+        pending._withUnsafeGuaranteedRef { _waitForNext(after: $0) }
+    }
+}
+
+/// The non-generic part of `_Join`: the job that resumes it is a plain C callback, which
+/// cannot name a generic class, so it calls the overridden `waitForNext` of this one.
+@usableFromInline
+internal class _JoinStep {
+    @usableFromInline
+    init() {}
+
+    /// Overridden by `_Join`.
+    @usableFromInline
+    func waitForNext() {
+        preconditionFailure("_JoinStep.waitForNext is abstract")
+    }
+
+    /// Registers a job on `input` that calls `waitForNext` once it has completed. The job
+    /// holds a reference to the join until it runs; if `input` is destroyed while still
+    /// pending, the aggregate can never end, and the job only releases it. The caller
+    /// touches nothing of `self` afterwards (the job may already be running).
+    @usableFromInline
+    final func _waitForNext(after input: _BoltsTaskBase) {
+        let job = bolts_job_create(
+            { context in
+                Unmanaged<_JoinStep>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().waitForNext()
+            },
+            Unmanaged.passRetained(self).toOpaque()
+        )
+        job.pointee.drop = { context in Unmanaged<_JoinStep>.fromOpaque(context.unsafelyUnwrapped).release() }
+        input._add(job)
+    }
+}
+
+/// Counts inputs down to zero (`whenAnySuccess`, whose every input's outcome matters).
 @usableFromInline
 internal final class _Countdown: Sendable {
     @usableFromInline
     let remaining: Atomic<Int>
-    /// Set when an input was destroyed while pending: the aggregate can then never end,
-    /// and the last count only gives the shared reference back.
-    @usableFromInline
-    let abandoned = Atomic<Bool>(false)
-    @usableFromInline
-    let attached = Atomic<Bool>(false)
-    @usableFromInline
-    let onZero: (@Sendable () -> Void)?
 
     @usableFromInline
-    init(_ count: Int, onZero: (@Sendable () -> Void)? = nil) {
+    init(_ count: Int) {
         remaining = Atomic(count)
-        self.onZero = onZero
     }
 
     /// Counts one input as done; true for the last one. acquiring-and-releasing: every
-    /// earlier arrival's reads of its input (and an abandonment's flag) happen before the
-    /// last one's `onZero`. Wrapping: the count starts at the number of inputs and each
-    /// arrives once, so it cannot overflow, and the checked form compiles to a
-    /// compare-and-swap loop, which retries while the other workers' arrivals contend.
+    /// earlier arrival's reads of its input happen before the last one's. Wrapping: the
+    /// count starts at the number of inputs and each arrives once, so it cannot overflow,
+    /// and the checked form compiles to a compare-and-swap loop, which retries while the
+    /// other workers' arrivals contend.
     @usableFromInline
     func arrive() -> Bool {
         remaining.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0
-    }
-
-    /// Arrives when `task` completes, then runs `onZero` if it was the last input. Every
-    /// input of this countdown must be attached before any of them can arrive last: the
-    /// count starts at the number of inputs, so the shared reference taken by the first
-    /// attach outlives the last attach.
-    @usableFromInline
-    func attach(to task: _BoltsTaskBase) {
-        // Relaxed: only the attaching thread reads or writes the flag.
-        if !attached.load(ordering: .relaxed) {
-            attached.store(true, ordering: .relaxed)
-            _ = Unmanaged.passRetained(self)  // the inputs' shared reference
-        }
-        let job = bolts_job_create(
-            { context in
-                let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped)
-                // Borrowed, not retained: the inputs' shared reference keeps the countdown
-                // alive until the last arrival gives it back, and an arrival that is not
-                // the last touches nothing after its count. (A retain and a release here
-                // would be two more atomic operations on the line every arrival counts on.)
-                let last = countdown._withUnsafeGuaranteedRef { this in
-                    guard this.arrive() else { return false }
-                    // Relaxed: ordered by the acquiring count above.
-                    if !this.abandoned.load(ordering: .relaxed) { this.onZero?() }
-                    return true
-                }
-                if last { countdown.release() }
-            },
-            Unmanaged.passUnretained(self).toOpaque()
-        )
-        job.pointee.drop = { context in
-            let countdown = Unmanaged<_Countdown>.fromOpaque(context.unsafelyUnwrapped)
-            let last = countdown._withUnsafeGuaranteedRef { this in
-                // Relaxed: published to the last arrival by the releasing count below.
-                this.abandoned.store(true, ordering: .relaxed)
-                return this.arrive()
-            }
-            if last { countdown.release() }
-        }
-        task._add(job)
     }
 }
 
@@ -253,8 +293,7 @@ extension Task where T == Never {
             finish()
             return result
         }
-        let countdown = _Countdown(bases.count, onZero: finish)
-        for base in bases { countdown.attach(to: base) }
+        _Join(bases, onDone: finish).waitForNext()
         return result
     }
 }

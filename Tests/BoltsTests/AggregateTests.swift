@@ -126,4 +126,78 @@ import Testing
         let two = Task.whenAll(Task<Int>(error: TestError(1)), Task<String>(error: TestError(2)))
         #expect((two.error as? AggregateError)?.errors.count == 2)
     }
+
+    /// The aggregate waits for one input at a time, from the last: whatever order the inputs
+    /// complete in (first to last, last to first, or shuffled), it completes exactly when
+    /// the last pending one does, with every value in input order.
+    @Test(arguments: ["first to last", "last to first", "shuffled", "middle out"])
+    func whenAllResultCompletesOnlyAfterEveryInputInAnyOrder(_ order: String) {
+        let count = 200
+        let sources = (0..<count).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAllResult(sources.map(\.task))
+        let both = Task.whenAll(sources[0].task, sources[count - 1].task)
+        var indices = Array(0..<count)
+        switch order {
+        case "last to first": indices.reverse()
+        case "shuffled":
+            var generator = SplitMix(seed: 7)
+            indices.shuffle(using: &generator)
+        case "middle out": indices.sort { abs($0 - count / 2) < abs($1 - count / 2) }
+        default: break
+        }
+        for (done, index) in indices.enumerated() {
+            #expect(!all.completed, "complete after \(done) of \(count) inputs")
+            sources[index].set(result: index * 3)
+        }
+        #expect(all.result == (0..<count).map { $0 * 3 })
+        #expect(both.result.map { [$0.0, $0.1] } == [0, (count - 1) * 3])
+    }
+
+    /// Inputs completed from the last to the first make the aggregate register on each in
+    /// turn (each registration by the completion before): a long sequence must neither
+    /// nest on the stack nor lose an input.
+    @Test func whenAllOverAHundredThousandInputsCompletedFromTheLast() {
+        let count = 100_000
+        let sources = (0..<count).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAll(sources.map(\.task))
+        for index in (0..<count).reversed() {
+            sources[index].set(result: index)
+        }
+        #expect(all.completed && !all.faulted && !all.cancelled)
+    }
+
+    /// Errors and cancellations seen by the backward walk keep their rules: errors in input
+    /// order whatever order they arrived in, cancellation only without an error.
+    @Test func whenAllGathersErrorsInInputOrderWhenTheyArriveLastToFirst() {
+        let sources = (0..<6).map { _ in TaskCompletionSource<Int>() }
+        let all = Task.whenAll(sources.map(\.task))
+        for index in (0..<6).reversed() {
+            switch index {
+            case 1, 4: sources[index].set(error: TestError(index))
+            case 2: sources[index].cancel()
+            default: sources[index].set(result: index)
+            }
+        }
+        #expect((all.error as? AggregateError)?.errors.compactMap { ($0 as? TestError)?.code } == [1, 4])
+        let cancelled = (0..<3).map { _ in TaskCompletionSource<Int>() }
+        let allCancelled = Task.whenAllResult(cancelled.map(\.task))
+        cancelled[2].cancel()
+        cancelled[1].set(result: 1)
+        #expect(!allCancelled.completed)
+        cancelled[0].set(result: 0)
+        #expect(allCancelled.cancelled)
+    }
+}
+
+/// A small deterministic generator for shuffles in tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

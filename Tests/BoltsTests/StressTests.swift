@@ -115,4 +115,46 @@ import Testing
         }
         #expect(failures == 0)
     }
+
+    /// The aggregate's backward walk races the inputs' completions: the aggregate is made
+    /// while other threads complete its inputs (in input order, in reverse, or interleaved),
+    /// so that its look at an input, its registration on the first pending one and that
+    /// input's completion (which resumes the walk on the completing thread) overlap. Each
+    /// aggregate must complete once, after all of its inputs, with every value in order.
+    @Test(arguments: ["in order", "reversed", "interleaved"])
+    func aggregateWalkRacesTheInputsCompletions(_ order: String) {
+        let rounds = 300 * stressScale
+        let count = 48
+        var failures = 0
+        for round in 0..<rounds {
+            let sources = (0..<count).map { _ in TaskCompletionSource<Int>() }
+            let started = DispatchSemaphore(value: 0)
+            let aggregate = Mutex<Task<[Int]>?>(nil)
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                if thread == 0 {
+                    started.signal()
+                    started.signal()
+                    started.signal()
+                    let all = Task.whenAllResult(sources.map(\.task))
+                    aggregate.withLock { $0 = all }
+                    return
+                }
+                started.wait()
+                // Threads 1-3 complete a third of the inputs each.
+                var mine = Array(stride(from: thread - 1, to: count, by: 3))
+                switch order {
+                case "reversed": mine.reverse()
+                case "interleaved": if (round + thread) % 2 == 0 { mine.reverse() }
+                default: break
+                }
+                for index in mine { sources[index].set(result: index &+ round) }
+            }
+            guard let all = aggregate.withLock({ $0 }) else {
+                failures += 1
+                continue
+            }
+            if !all.waitUntilCompleted(timeout: 30) || all.result != (0..<count).map({ $0 &+ round }) { failures += 1 }
+        }
+        #expect(failures == 0)
+    }
 }
