@@ -3,12 +3,21 @@ import Synchronization
 
 // Aggregates. Inputs hand their errors to the aggregate (they count as observed). Inputs
 // that are all complete already give an aggregate that is complete when the call returns.
+// `whenAll`, `whenAllResult` and the tuple `whenAll` wait for one pending input at a time
+// (`_Join`), so a continuation added to an input after the call may run before the
+// aggregate has seen that input complete; the aggregate completes on the thread that
+// completes its last pending input.
 
 extension Task {
     /// A task that succeeds when every input succeeds. If any input fails, it fails: with
     /// that error when exactly one failed, else with an ``AggregateError`` holding the
     /// errors in input order. Otherwise, if any input was cancelled, it is cancelled.
     /// `whenAll([])` has already succeeded.
+    ///
+    /// It waits for one pending input at a time, from the last (inputs started in order
+    /// mostly complete in order, so this usually costs one wait in all): it completes on
+    /// the thread that completes its last pending input, and a continuation added to an
+    /// input after this call may run before the aggregate has seen that input complete.
     @inlinable
     public static func whenAll(_ tasks: [Task<T>], file: StaticString = #fileID, line: UInt = #line) -> Task<Void> {
         _aggregate(tasks, file: file, line: line) { _ in () }
@@ -160,8 +169,10 @@ internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (an
 /// Waits for every input of an aggregate, one at a time: it looks at the inputs from the
 /// last to the first, passes over those already complete, and registers one job on the
 /// first one still pending; when that one completes, the job looks on from the input before
-/// it. Once none is left, it calls `onDone` (on the thread that completed the last input it
-/// waited for, or on the caller's if all were complete).
+/// it. Once none is left, it calls `onDone`, on the thread that made that last look: the one
+/// that completed the last input the join waited for, or the one that registered on an
+/// input that completed before the registration (the core then runs the job at once, on
+/// the registering thread: the caller's, if every input was complete or became so).
 ///
 /// Inputs are mostly started in order and complete in about that order (a pool's queues are
 /// first in, first out), so the last input is usually the last to complete: a fan-out of N
@@ -182,7 +193,9 @@ internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable
     let inputs: [Base]
     @usableFromInline
     let onDone: @Sendable () -> Void
-    /// Inputs below this index are not known to be complete; those from it on are.
+    /// Inputs below this index are not known to be complete. Those from it on were seen
+    /// complete, except, while a registration is outstanding, the input the join waits for
+    /// at this index, which has completed by the time its job reads this.
     @usableFromInline
     var remaining: Int
 
@@ -235,9 +248,12 @@ internal class _JoinStep {
     }
 
     /// Registers a job on `input` that calls `waitForNext` once it has completed. The job
-    /// holds a reference to the join until it runs; if `input` is destroyed while still
-    /// pending, the aggregate can never end, and the job only releases it. The caller
-    /// touches nothing of `self` afterwards (the job may already be running).
+    /// holds a reference to the join until it runs. Its `drop` (the core's path for a task
+    /// destroyed while pending) only releases that reference; it does not run here, since
+    /// the join holds its inputs: an input that is never completed keeps itself, the join
+    /// and the aggregate alive, and the aggregate pending, as before (the countdown that
+    /// this replaced held them the same way). The caller touches nothing of `self`
+    /// afterwards (the job may already be running).
     @usableFromInline
     final func _waitForNext(after input: _BoltsTaskBase) {
         let job = bolts_job_create(
