@@ -31,6 +31,16 @@ void bolts__pool_blocking_end(void);
  * instead of yielding it (BOLTS_POOL_SPIN_YIELD_AWAITED_NS). Any thread. */
 void bolts__pool_note_awaiter(int64_t now);
 
+/* Called by `bolts_task_await_suspend_begin` (an async awaiter off the pools suspends on a
+ * task a pool runs) with the time: idle workers that start spinning within
+ * BOLTS_POOL_SPIN_AWAITED_NS of it spin that long (BOLTS_POOL_SPIN_AWAITED_NS). Any thread. */
+void bolts__pool_note_suspended_awaiter(int64_t now);
+
+/* The idle spin, in nanoseconds, of a worker that starts spinning at `now`:
+ * BOLTS_POOL_SPIN_AWAITED_NS within that long of a noted suspension, else
+ * BOLTS_POOL_SPIN_NS. */
+int64_t bolts__pool_idle_spin_ns(int64_t now);
+
 /* Adds `delta` (+1 or -1) to the count of async awaiters of pool tasks that are suspended
  * (`bolts_task_await_suspend_begin`/`_end`): while it is above zero, idle workers keep
  * their CPUs. Any thread. */

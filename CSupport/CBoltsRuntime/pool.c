@@ -65,6 +65,25 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * spinner is not counted for the moment it gives its CPU away). Time-bounded, because a
  * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it).
  *
+ * BOLTS_POOL_SPIN_AWAITED_NS: how long an idle worker spins when an async awaiter off the
+ * pools suspended on a pool's task within that long before the spin began
+ * (`bolts_task_await_suspend_begin` notes it; process-wide). Such an awaiter (`try await
+ * task.value` from Swift's default executor) spins BOLTS_TASK_AWAIT_SPIN_NS for the task
+ * and suspends only if a worker did not run it in time: its worker was parked, and its
+ * wake-up took longer. The completion then makes the awaiter's executor wake a thread to
+ * resume it, which on the project's VMs outlasts the 20 us spin too, so the next task found
+ * the worker parked again: round trips of a tiny task from a default-executor task went
+ * bimodal, ~0.3 us while the worker stays awake and 1-20 us once it has parked (medians of
+ * 0.34-8.6 us over five runs of 7 samples; 5.6 us, 4.9x Swift's own round trip, in one full
+ * run). After a suspension the workers now spin 100 us, longer than that wake-up, so the
+ * awaiter's next task finds one awake and its spin sees the completion: medians 0.77-1.30
+ * us over six runs (0.63-2.5 us before, alternating builds), 0.52-0.64x Swift's round trip
+ * in two runs of the Swift Concurrency section. Event loops that join with continuations
+ * never suspend this way, nor do workers awaiting tasks of their own pool (they run them
+ * inline), so servers of that shape spin as before; the price is up to 100 us of a CPU per
+ * suspended await, paid only while such awaits happen (the C stress test's "an awaiter
+ * suspended" rounds: a thread sharing the worker's CPU waits ~103 us instead of ~23 us).
+ *
  * BOLTS_POOL_SPIN_YIELD (off by default; a build option): whether an idle worker, once
  * its eager scans are over, gives its CPU once to any thread waiting for it
  * (`yield_cpu_while_idle`). Inside a server the workers share the CPUs with event loops;
@@ -836,6 +855,32 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
 }
 
+/* When an async awaiter off the pools last suspended on a pool's task
+ * (`bolts__pool_note_suspended_awaiter`): idle workers that start spinning within
+ * BOLTS_POOL_SPIN_AWAITED_NS of it spin that long. Process-wide, as `awaiter_seen_ns`
+ * below: the awaiter knows the task's pool only while the task's job is queued. */
+static _Atomic(int64_t) awaiter_suspended_ns = INT64_MIN / 2;
+
+void bolts__pool_note_suspended_awaiter(int64_t now) {
+    /* Relaxed, both: a hint for the length of idle spins, which orders no other memory (a
+     * stale value makes one spin shorter or longer). Stored only when an eighth of the
+     * window has passed since the last store, so that awaiters on several threads do not
+     * pass the line between them at every suspension. */
+    int64_t seen = atomic_load_explicit(&awaiter_suspended_ns, memory_order_relaxed);
+    if (now - seen >= BOLTS_POOL_SPIN_AWAITED_NS / 8) {
+        atomic_store_explicit(&awaiter_suspended_ns, now, memory_order_relaxed);
+    }
+}
+
+int64_t bolts__pool_idle_spin_ns(int64_t now) {
+    /* Relaxed: see `bolts__pool_note_suspended_awaiter`. */
+    int64_t suspended = atomic_load_explicit(&awaiter_suspended_ns, memory_order_relaxed);
+    bool awaited = BOLTS_POOL_SPIN_AWAITED_NS > BOLTS_POOL_SPIN_NS && now - suspended < BOLTS_POOL_SPIN_AWAITED_NS;
+    return awaited ? BOLTS_POOL_SPIN_AWAITED_NS : BOLTS_POOL_SPIN_NS;
+}
+
+int64_t bolts_pool_idle_spin_ns(void) { return bolts__pool_idle_spin_ns(bolts__now_ns()); }
+
 #if BOLTS_POOL_SPIN_YIELD
 /* When a thread that is not a pool worker last began awaiting a pool's task
  * (`bolts__pool_note_awaiter`); idle workers do not yield for BOLTS_POOL_SPIN_YIELD_AWAITED_NS
@@ -898,14 +943,16 @@ static void yield_cpu_while_idle(bolts_pool_t *pool) {
     atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
 }
 
-/* Spins for up to BOLTS_POOL_SPIN_NS looking for work: a scan after every pause for the
+/* Spins for up to BOLTS_POOL_SPIN_NS (BOLTS_POOL_SPIN_AWAITED_NS just after an async
+ * awaiter off the pools suspended: `bolts__pool_idle_spin_ns`) looking for work: a scan
+ * after every pause for the
  * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if built with
  * BOLTS_POOL_SPIN_YIELD and no awaiter off the pools waits or began awaiting lately)
  * scans further apart, the pauses between them doubling up to
  * BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). Called by a searching worker. */
 static bolts_job_t *spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
     int64_t start = bolts__now_ns();
-    int64_t deadline = start + BOLTS_POOL_SPIN_NS;
+    int64_t deadline = start + bolts__pool_idle_spin_ns(start);
     int64_t now = start;
     unsigned pauses = 1;
     for (;;) {

@@ -357,7 +357,11 @@ bool bolts_task_spin_for_completion(bolts_task_t *task) {
 }
 
 bool bolts_task_await_suspend_begin(bolts_task_t *task) {
-    if (!BOLTS_POOL_SPIN_YIELD || !awaited_off_pool(task)) return false;
+    if (!awaited_off_pool(task)) return false;
+    /* The worker that runs the task spins longer once it is idle: the awaiter's next task
+     * comes after its executor has woken a thread to resume it (BOLTS_POOL_SPIN_AWAITED_NS). */
+    bolts__pool_note_suspended_awaiter(bolts__now_ns());
+    if (!BOLTS_POOL_SPIN_YIELD) return false;
     bolts__pool_awaiters_suspended(+1);
     return true;
 }

@@ -38,9 +38,10 @@ void bolts__pool_blocking_end(void) {}
 /* No thread here is a pool worker (bolts_task_begin_own_job_here asks). */
 bolts_pool_t *bolts_pool_current(void) { return NULL; }
 /* No task here runs on a pool, so no awaiter is noted or counted (task.c's hooks for the
- * pool's idle yield, BOLTS_POOL_SPIN_YIELD). */
+ * pool's idle spin after a suspended awaiter and for its idle yield, BOLTS_POOL_SPIN_YIELD). */
 void bolts__pool_note_awaiter(int64_t now) { (void)now; }
 void bolts__pool_awaiters_suspended(int delta) { (void)delta; }
+void bolts__pool_note_suspended_awaiter(int64_t now) { (void)now; }
 
 static bolts_task_t *target;
 static int complete_on_next_alloc;

@@ -34,9 +34,10 @@ extension Task {
     @usableFromInline
     internal func _awaitValue() async throws -> T {
         if _Concurrency.Task.isCancelled { throw CancellationError() }
-        // An awaiter that spun for a pool's task: in a runtime built to yield idle CPUs
-        // (`BOLTS_POOL_SPIN_YIELD`), the pools' idle workers keep theirs until it has
-        // resumed, for its next spin (`BOLTS_POOL_SPIN_YIELD_AWAITED_NS`).
+        // An awaiter off the pools that suspends on a pool's task: the workers' next idle
+        // spins outlast its resumption (`BOLTS_POOL_SPIN_AWAITED_NS`), so that its next
+        // task finds a worker awake; in a runtime built to yield idle CPUs
+        // (`BOLTS_POOL_SPIN_YIELD`), they also keep theirs until it has resumed.
         let counted = bolts_task_await_suspend_begin(_core)
         defer { if counted { bolts_task_await_suspend_end() } }
         let awaiter = _Awaiter()

@@ -152,4 +152,25 @@ struct AwaitSpinStressTests {
         pool.shutdown(wait: true)
         other.shutdown(wait: true)
     }
+
+    /// An awaiter off the pool that suspends on a pool's task makes the idle spins that start
+    /// soon after last BOLTS_POOL_SPIN_AWAITED_NS instead of BOLTS_POOL_SPIN_NS, so that its
+    /// next task, which comes once its own executor has woken a thread to resume it, finds a
+    /// worker still looking for work. The task's closure holds its worker until the awaiter
+    /// (this test, on Swift's default executor) has suspended, then reads the spin that a
+    /// worker going idle now would use; without the note the answer stays the short spin.
+    @Test func anAwaiterThatSuspendsLengthensTheIdleSpin() async throws {
+        let pool = ThreadPool(threadCount: 1, name: "spin4")
+        let task = BoltsTask<Bool>.execute(.pool(pool)) {
+            let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+            while DispatchTime.now().uptimeNanoseconds < deadline {
+                if bolts_pool_idle_spin_ns() == Int64(BOLTS_POOL_SPIN_AWAITED_NS) { return true }
+                sched_yield()
+            }
+            return false
+        }
+        let lengthened = try await task.value
+        #expect(lengthened, "no idle spin of BOLTS_POOL_SPIN_AWAITED_NS after the awaiter suspended")
+        pool.shutdown(wait: true)
+    }
 }

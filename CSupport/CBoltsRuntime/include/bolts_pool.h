@@ -8,7 +8,8 @@
  * the job's first field, so submitting a job allocates nothing and takes no lock. A
  * worker runs its own queue first and steals from the other slots when it runs dry, or
  * from a stalled queue when its turn to look elsewhere comes (I9); idle workers spin for
- * BOLTS_POOL_SPIN_NS (scanning less often after BOLTS_POOL_SPIN_EAGER_NS, and, built with
+ * BOLTS_POOL_SPIN_NS (BOLTS_POOL_SPIN_AWAITED_NS just after an async awaiter off the pools
+ * suspended on a pool's task; scanning less often after BOLTS_POOL_SPIN_EAGER_NS, and, built with
  * BOLTS_POOL_SPIN_YIELD, giving the CPU once there to any thread waiting for it), then park
  * on a futex. Submitters from outside the pool yield their time slice while its backlog
  * is over a bound (I8). The tunable constants are defined below the synchronization
@@ -155,6 +156,15 @@ typedef struct bolts_pool bolts_pool_t;
 /** How long, in nanoseconds, an idle worker keeps looking for work before it parks. */
 #ifndef BOLTS_POOL_SPIN_NS
 #define BOLTS_POOL_SPIN_NS 20000
+#endif
+
+/** How long, in nanoseconds, an idle worker keeps looking for work before it parks when an
+ *  async awaiter off the pools suspended on a pool's task within this long before the spin
+ *  began (`bolts_task_await_suspend_begin`), on any pool: long enough to outlast the
+ *  awaiter's resumption by its own executor, so that its next task finds a worker awake
+ *  (see pool.c). */
+#ifndef BOLTS_POOL_SPIN_AWAITED_NS
+#define BOLTS_POOL_SPIN_AWAITED_NS 100000
 #endif
 
 /** How long, in nanoseconds, an idle worker scans for work after every pause before it
@@ -306,6 +316,12 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *_Nonnull pool);
 
 /** The pool whose worker is the calling thread, or NULL. */
 bolts_pool_t *_Nullable bolts_pool_current(void);
+
+/** The idle spin, in nanoseconds, of a worker that would start spinning now, on any pool:
+ *  BOLTS_POOL_SPIN_AWAITED_NS within that long of the last suspension of an async awaiter
+ *  off the pools on a pool's task (`bolts_task_await_suspend_begin`), else
+ *  BOLTS_POOL_SPIN_NS. For tests and diagnostics. */
+int64_t bolts_pool_idle_spin_ns(void);
 
 /** Size of a pool block: a `bolts_job_t` followed by caller payload. */
 #define BOLTS_POOL_BLOCK_SIZE 64

@@ -116,13 +116,15 @@ bool bolts_task_begin_own_job_here(bolts_task_t *_Nonnull task);
  *  bolts_pool.h). */
 bool bolts_task_spin_for_completion(bolts_task_t *_Nonnull task);
 
-/** For an async awaiter about to suspend on `task` after its spin: true, in a runtime
- *  built with BOLTS_POOL_SPIN_YIELD and when the awaiter is one that
- *  `bolts_task_spin_for_completion` spins for (a pool runs the task, the caller is not a
- *  pool worker), counts it among the suspended awaiters of pool tasks, while which the
- *  pools' idle workers keep their CPUs (BOLTS_POOL_SPIN_YIELD_AWAITED_NS in bolts_pool.h);
- *  the caller then calls `bolts_task_await_suspend_end` once, when it has
- *  resumed. False: nothing counted, nothing to end. */
+/** For an async awaiter about to suspend on `task` after its spin. When the awaiter is
+ *  one that `bolts_task_spin_for_completion` spins for (a pool runs the task, the caller
+ *  is not a pool worker), notes the suspension: idle workers that start spinning within
+ *  BOLTS_POOL_SPIN_AWAITED_NS of it spin that long (bolts_pool.h). True, in a runtime
+ *  built with BOLTS_POOL_SPIN_YIELD and for such an awaiter: it is also counted among the
+ *  suspended awaiters of pool tasks, while which the pools' idle workers keep their CPUs
+ *  (BOLTS_POOL_SPIN_YIELD_AWAITED_NS); the caller then calls
+ *  `bolts_task_await_suspend_end` once, when it has resumed. False: nothing counted,
+ *  nothing to end. */
 bool bolts_task_await_suspend_begin(bolts_task_t *_Nonnull task);
 
 /** Ends what a `bolts_task_await_suspend_begin` that returned true began. Any thread. */
