@@ -881,6 +881,11 @@ int64_t bolts__pool_idle_spin_ns(int64_t now) {
 
 int64_t bolts_pool_idle_spin_ns(void) { return bolts__pool_idle_spin_ns(bolts__now_ns()); }
 
+int64_t bolts_pool_awaiter_suspended_ns(void) {
+    /* Relaxed: see `bolts__pool_note_suspended_awaiter`. */
+    return atomic_load_explicit(&awaiter_suspended_ns, memory_order_relaxed);
+}
+
 #if BOLTS_POOL_SPIN_YIELD
 /* When a thread that is not a pool worker last began awaiting a pool's task
  * (`bolts__pool_note_awaiter`); idle workers do not yield for BOLTS_POOL_SPIN_YIELD_AWAITED_NS

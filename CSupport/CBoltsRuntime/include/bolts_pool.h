@@ -323,6 +323,12 @@ bolts_pool_t *_Nullable bolts_pool_current(void);
  *  BOLTS_POOL_SPIN_NS. For tests and diagnostics. */
 int64_t bolts_pool_idle_spin_ns(void);
 
+/** When the last noted suspension of an async awaiter off the pools on a pool's task was
+ *  (the runtime's monotonic clock, ns; a large negative value if none): what
+ *  `bolts_pool_idle_spin_ns` measures from. A suspension within BOLTS_POOL_SPIN_AWAITED_NS / 8
+ *  of the last noted one is not noted again. For tests and diagnostics. */
+int64_t bolts_pool_awaiter_suspended_ns(void);
+
 /** Size of a pool block: a `bolts_job_t` followed by caller payload. */
 #define BOLTS_POOL_BLOCK_SIZE 64
 
