@@ -79,10 +79,11 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * awaiter's next task finds one awake and its spin sees the completion: medians 0.77-1.30
  * us over six runs (0.63-2.5 us before, alternating builds), 0.52-0.64x Swift's round trip
  * in two runs of the Swift Concurrency section. Event loops that join with continuations
- * never suspend this way, and an awaiter on a pool worker is never noted (it does not spin,
- * and runs a task of its own pool inline), so servers of that shape spin as before; the price is up to 100 us of a CPU per
- * suspended await, paid only while such awaits happen (the C stress test's "an awaiter
- * suspended" rounds: a thread sharing the worker's CPU waits ~103 us instead of ~23 us).
+ * never suspend this way, and an awaiter on a pool worker is never noted (it does not
+ * spin, and runs a task of its own pool inline), so servers of that shape spin as before;
+ * the price is up to 100 us of a CPU per suspended await, paid only while such awaits
+ * happen (the C stress test's "an awaiter suspended" rounds: a thread sharing the worker's
+ * CPU waits ~103 us instead of ~23 us).
  *
  * BOLTS_POOL_SPIN_YIELD (off by default; a build option): whether an idle worker, once
  * its eager scans are over, gives its CPU once to any thread waiting for it

@@ -144,14 +144,25 @@ internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? 
 /// lines other CPUs are writing: two contended atomic operations per input saved.
 @inlinable
 internal func _forEachBorrowed<Base: _BoltsTaskBase>(_ tasks: [Base], _ body: (Base) -> Void) {
+    _withBorrowedElements(of: tasks) { element in
+        for index in 0..<tasks.count { element(index)._withUnsafeGuaranteedRef(body) }
+    }
+}
+
+/// Calls `body` with an accessor of the elements of `tasks` by index (valid indices only),
+/// each handed out unretained: the array, which the caller holds, keeps every element
+/// alive for the call. The one place that reads an array of tasks without a retain and a
+/// release per element (`_forEachBorrowed`, `_Join`).
+@inlinable
+internal func _withBorrowedElements<Base: _BoltsTaskBase, R>(
+    of tasks: [Base],
+    _ body: (_ element: (Int) -> Unmanaged<Base>) -> R
+) -> R {
     tasks.withUnsafeBufferPointer { buffer in
-        guard let first = buffer.baseAddress else { return }
-        // A class reference and `Unmanaged` have the same layout (one pointer); the array,
-        // which the caller holds, keeps every element alive for the call.
-        let raw = UnsafeRawPointer(first)
-        for index in 0..<buffer.count {
-            raw.load(fromByteOffset: index &* MemoryLayout<Base>.stride, as: Unmanaged<Base>.self)
-                ._withUnsafeGuaranteedRef(body)
+        // A class reference and `Unmanaged` have the same layout (one pointer).
+        let raw = UnsafeRawPointer(buffer.baseAddress)
+        return body { index in
+            raw.unsafelyUnwrapped.load(fromByteOffset: index &* MemoryLayout<Base>.stride, as: Unmanaged<Base>.self)
         }
     }
 }
@@ -211,12 +222,9 @@ internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable
     @usableFromInline
     override func waitForNext() {
         var index = remaining
-        // Borrowed, as in `_forEachBorrowed`: the array keeps each input alive.
-        let pending: Unmanaged<Base>? = inputs.withUnsafeBufferPointer { buffer in
-            guard let first = buffer.baseAddress else { return nil }
-            let raw = UnsafeRawPointer(first)
+        let pending: Unmanaged<Base>? = _withBorrowedElements(of: inputs) { element in
             while index > 0 {
-                let input = raw.load(fromByteOffset: (index &- 1) &* MemoryLayout<Base>.stride, as: Unmanaged<Base>.self)
+                let input = element(index &- 1)
                 // Acquire (`_outcome`): a complete input's outcome and payload are visible
                 // to `onDone`.
                 if input._withUnsafeGuaranteedRef({ $0._outcome }) == BOLTS_PENDING { return input }
