@@ -322,7 +322,6 @@ struct ServerBenchmark {
     }
 }
 
-/// CPU time (user + system) this process has used, in microseconds.
 /// Context switches of this process so far (voluntary + involuntary, every thread).
 func processContextSwitches() -> Int {
     var usage = rusage()
@@ -330,6 +329,7 @@ func processContextSwitches() -> Int {
     return usage.ru_nvcsw + usage.ru_nivcsw
 }
 
+/// CPU time (user + system) this process has used, in microseconds.
 func processCPUMicroseconds() -> Double {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

@@ -193,15 +193,22 @@ internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (an
 /// each registration made by the thread that completed the input before. Every input is
 /// looked at once in all.
 ///
+/// Not generic, on purpose: the job that resumes it is a plain C callback, so its walk is a
+/// method called through the class; a generic class's methods run unspecialised and look
+/// up the metadata of their generic types (`[Base]`, `Unmanaged<Base>?`, the closures) in
+/// the runtime's hash table on every call, which a server paid on every request (found with
+/// perf). The inputs are kept as `[_BoltsTaskBase]`, which `init` makes from the caller's
+/// `[Task<T>]` without a copy (see there).
+///
 /// `@unchecked Sendable`: `remaining` is read and written by one thread at a time. The
 /// caller's `waitForNext` writes it before its job is added to an input (a release: the
 /// task's continuation stack), and the job that runs after that input completes reads it
 /// (an acquire: the completion hands the job over); no other thread touches it meanwhile,
 /// and a call touches nothing of `self` after the add.
 @usableFromInline
-internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable {
+internal final class _Join: @unchecked Sendable {
     @usableFromInline
-    let inputs: [Base]
+    let inputs: [_BoltsTaskBase]
     @usableFromInline
     let onDone: @Sendable () -> Void
     /// Inputs below this index are not known to be complete. Those from it on were seen
@@ -210,9 +217,16 @@ internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable
     @usableFromInline
     var remaining: Int
 
-    @usableFromInline
-    init(_ inputs: [Base], onDone: @escaping @Sendable () -> Void) {
-        self.inputs = inputs
+    /// Takes `inputs` as they are: an array of a subclass of `_BoltsTaskBase` and an array
+    /// of `_BoltsTaskBase` have one representation (one reference to the array's storage,
+    /// whose elements are class references, one pointer each), and the join only reads the
+    /// elements as `_BoltsTaskBase`, which they are. Nothing mutates it (a mutation could
+    /// copy the storage as the wrong element type); the storage, which knows its own element
+    /// type, is released as usual. An `as [_BoltsTaskBase]` upcast would copy the array and
+    /// retain every element.
+    @inlinable
+    init<Base: _BoltsTaskBase>(_ inputs: [Base], onDone: @escaping @Sendable () -> Void) {
+        self.inputs = unsafeBitCast(inputs, to: [_BoltsTaskBase].self)
         self.onDone = onDone
         remaining = inputs.count
     }
@@ -220,9 +234,9 @@ internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable
     /// Passes over complete inputs from `remaining` down; registers on the first pending
     /// one (and returns), or calls `onDone` when there is none.
     @usableFromInline
-    override func waitForNext() {
+    func waitForNext() {
         var index = remaining
-        let pending: Unmanaged<Base>? = _withBorrowedElements(of: inputs) { element in
+        let pending: Unmanaged<_BoltsTaskBase>? = _withBorrowedElements(of: inputs) { element in
             while index > 0 {
                 let input = element(index &- 1)
                 // Acquire (`_outcome`): a complete input's outcome and payload are visible
@@ -240,20 +254,6 @@ internal final class _Join<Base: _BoltsTaskBase>: _JoinStep, @unchecked Sendable
         remaining = index &- 1
         pending._withUnsafeGuaranteedRef { _waitForNext(after: $0) }
     }
-}
-
-/// The non-generic part of `_Join`: the job that resumes it is a plain C callback, which
-/// cannot name a generic class, so it calls the overridden `waitForNext` of this one.
-@usableFromInline
-internal class _JoinStep {
-    @usableFromInline
-    init() {}
-
-    /// Overridden by `_Join`.
-    @usableFromInline
-    func waitForNext() {
-        preconditionFailure("_JoinStep.waitForNext is abstract")
-    }
 
     /// Registers a job on `input` that calls `waitForNext` once it has completed. The job
     /// holds a reference to the join until it runs. Its `drop` (the core's path for a task
@@ -262,15 +262,14 @@ internal class _JoinStep {
     /// and the aggregate alive, and the aggregate pending, as before (the countdown that
     /// this replaced held them the same way). The caller touches nothing of `self`
     /// afterwards (the job may already be running).
-    @usableFromInline
-    final func _waitForNext(after input: _BoltsTaskBase) {
+    private func _waitForNext(after input: _BoltsTaskBase) {
         let job = bolts_job_create(
             { context in
-                Unmanaged<_JoinStep>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().waitForNext()
+                Unmanaged<_Join>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().waitForNext()
             },
             Unmanaged.passRetained(self).toOpaque()
         )
-        job.pointee.drop = { context in Unmanaged<_JoinStep>.fromOpaque(context.unsafelyUnwrapped).release() }
+        job.pointee.drop = { context in Unmanaged<_Join>.fromOpaque(context.unsafelyUnwrapped).release() }
         input._add(job)
     }
 }

@@ -12,6 +12,10 @@ extension Task {
     ///
     /// The future's callbacks run on `eventLoop`, as with any future of that loop. The task
     /// is not retained beyond its completion.
+    ///
+    /// Inlinable, so that the caller's `T` is known here: unspecialised, creating the
+    /// promise looked up `EventLoopPromise<T>`'s metadata in the runtime on every call.
+    @inlinable
     public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<T> {
         let promise = eventLoop.makePromise(of: T.self)
         // Inline on the thread that completes the task: completing a promise from any
