@@ -1316,6 +1316,12 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *pool) {
 
 bolts_pool_t *bolts_pool_current(void) { return tl_slot != NULL ? tl_slot->pool : NULL; }
 
+bool bolts_pool_current_has_queued_jobs(void) {
+    struct bolts_pool_slot *self = tl_slot;
+    /* cds_wfcq_empty: two CMM_LOAD_SHARED reads of the queue's ends, no ordering (a hint). */
+    return self != NULL && !cds_wfcq_empty(&self->head, &self->tail);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Blocking hooks (internal.h), called by bolts_task_wait around its sleep            */
 

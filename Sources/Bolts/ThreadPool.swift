@@ -165,6 +165,24 @@ public final class ThreadPool: @unchecked Sendable {
 
     /// Whether the calling thread is one of this pool's workers.
     public var isCurrent: Bool { (bolts_pool_current() == _pool) }
+
+    /// Runs `body` on the calling thread, unless that thread is a worker of a pool whose
+    /// own queue holds jobs: then `body` is queued behind them, on that pool. For a
+    /// completion that wakes another thread, such as the hop of a result to an event loop:
+    /// a worker with work queued does that work first, so a busy pool wakes a sleeping
+    /// loop once for several completions instead of once for each (each wake-up costs the
+    /// loop a sleep and a worker a pre-emption when the CPUs are all busy). Whether the
+    /// queue holds jobs is a hint (``ThreadPool`` reads it without a fence).
+    ///
+    /// Underscored: public for BoltsNIO's `eventLoopFuture(on:)`, not a promise to users.
+    @inlinable
+    public static func _runNowOrBehindQueuedJobs(_ body: @escaping @Sendable () -> Void) {
+        if bolts_pool_current_has_queued_jobs(), let pool = bolts_pool_current() {
+            _submit(toCPool: pool, body)
+        } else {
+            body()
+        }
+    }
 }
 
 /// Why a ``ThreadPool`` refused a job.

@@ -1,7 +1,9 @@
 import Bolts
 import BoltsNIO
+import Glibc
 import NIOCore
 import NIOPosix
+import Synchronization
 import Testing
 
 private struct Boom: Error, Equatable {
@@ -116,6 +118,45 @@ struct BoltsNIOTests {
         let onLoop = task.eventLoopFuture(on: loop).map { [loop] value in (value, loop.inEventLoop) }
         let (value, wasOnLoop) = try onLoop.wait()
         #expect(value == 9 && wasOnLoop)
+        pool.shutdown()
+    }
+
+    /// A task completed on a pool worker whose queue holds jobs: the future is completed by
+    /// a job queued behind them (the worker runs its queued work first), and still with the
+    /// task's value, error or cancellation.
+    @Test func aWorkerWithQueuedJobsCompletesTheFutureBehindThem() throws {
+        let pool = ThreadPool(threadCount: 1, name: "nio-hop")
+        let order = Mutex<[String]>([])
+        let queuedJobRan = Mutex(false)
+        let source = TaskCompletionSource<Int>()
+        let errorSource = TaskCompletionSource<Int>()
+        let cancelSource = TaskCompletionSource<Int>()
+        let futures = [source, errorSource, cancelSource].map { source in
+            source.task.eventLoopFuture(on: loop).always { _ in
+                let behind = queuedJobRan.withLock { $0 }
+                order.withLock { $0.append(behind ? "future after the queued job" : "future first") }
+            }
+        }
+        let done = BoltsTask<Void>.execute(.pool(pool)) {
+            // Queued on this worker's own queue (a pool of one: nobody takes it meanwhile).
+            // It takes 50 ms, so that futures completed inline would reach the loop first.
+            pool.execute {
+                usleep(50_000)
+                queuedJobRan.withLock { $0 = true }
+            }
+            source.set(result: 7)
+            errorSource.set(error: Boom(code: 4))
+            cancelSource.cancel()
+            order.withLock { $0.append("completions returned") }
+        }
+        #expect(done.waitUntilCompleted(timeout: 10))
+        #expect(try futures[0].wait() == 7)
+        #expect(throws: Boom(code: 4)) { try futures[1].wait() }
+        #expect(throws: CancelledError()) { try futures[2].wait() }
+        // Each of `futures` completes after its `always` callback has recorded its order.
+        let recorded = order.withLock { $0 }
+        #expect(recorded.first == "completions returned")
+        #expect(recorded.filter { $0 == "future after the queued job" }.count == 3)
         pool.shutdown()
     }
 

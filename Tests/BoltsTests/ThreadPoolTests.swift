@@ -110,6 +110,35 @@ struct ThreadPoolTests {
         pool.shutdown()
     }
 
+    /// `_runNowOrBehindQueuedJobs`: inline off the pools and on a worker with nothing
+    /// queued; behind the jobs of the worker's own queue otherwise, on that pool.
+    @Test func runNowOrBehindQueuedJobsRunsBehindAWorkersQueuedJobs() {
+        let inline = Mutex(false)
+        ThreadPool._runNowOrBehindQueuedJobs { inline.withLock { $0 = true } }
+        #expect(inline.withLock { $0 })
+
+        let pool = ThreadPool(threadCount: 1, name: "behind")
+        let order = Mutex<[String]>([])
+        let finished = ThreadPoolCountdown()
+        pool.execute {
+            let ranInline = Mutex(false)
+            ThreadPool._runNowOrBehindQueuedJobs { ranInline.withLock { $0 = true } }
+            order.withLock { $0.append(ranInline.withLock { $0 } ? "inline on an idle worker" : "deferred") }
+            // Queued on this worker's own queue (a pool of one: nobody takes it meanwhile).
+            pool.execute { order.withLock { $0.append("queued job") } }
+            ThreadPool._runNowOrBehindQueuedJobs {
+                order.withLock { $0.append(pool.isCurrent ? "behind it, on the pool" : "elsewhere") }
+                finished.add()
+            }
+            order.withLock { $0.append("caller returned") }
+        }
+        #expect(finished.wait(for: 1))
+        #expect(
+            order.withLock { $0 } == ["inline on an idle worker", "caller returned", "queued job", "behind it, on the pool"]
+        )
+        pool.shutdown()
+    }
+
     @Test func shutdownWithJobsInFlightRunsEveryQueuedJobOnTheWorkers() {
         let pool = ThreadPool(threadCount: 2, name: "drain")
         let total = 20_000

@@ -317,6 +317,12 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *_Nonnull pool);
 /** The pool whose worker is the calling thread, or NULL. */
 bolts_pool_t *_Nullable bolts_pool_current(void);
 
+/** Whether the calling thread is a pool's worker whose own queue holds a job. A hint,
+ *  read without a fence: a job queued or taken meanwhile may not be seen. For work that
+ *  would rather run behind the jobs already queued than ahead of them (a completion that
+ *  wakes an event loop: `eventLoopFuture(on:)` in BoltsNIO). */
+bool bolts_pool_current_has_queued_jobs(void);
+
 /** The idle spin, in nanoseconds, of a worker that would start spinning now, on any pool:
  *  BOLTS_POOL_SPIN_AWAITED_NS within that long of the last suspension of an async awaiter
  *  off the pools on a pool's task (`bolts_task_await_suspend_begin`), else
