@@ -1316,10 +1316,13 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *pool) {
 
 bolts_pool_t *bolts_pool_current(void) { return tl_slot != NULL ? tl_slot->pool : NULL; }
 
-bool bolts_pool_current_has_queued_jobs(void) {
+bolts_pool_t *bolts_pool_current_behind_queued_jobs(void) {
     struct bolts_pool_slot *self = tl_slot;
+    /* A pool of one has nobody to take the job from a queue whose owner blocks where the
+     * pool cannot see (the header says why that matters). */
+    if (self == NULL || self->pool->target < 2) return NULL;
     /* cds_wfcq_empty: two CMM_LOAD_SHARED reads of the queue's ends, no ordering (a hint). */
-    return self != NULL && !cds_wfcq_empty(&self->head, &self->tail);
+    return cds_wfcq_empty(&self->head, &self->tail) ? NULL : self->pool;
 }
 
 /* ---------------------------------------------------------------------------------- */

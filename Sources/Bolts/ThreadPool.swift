@@ -166,21 +166,34 @@ public final class ThreadPool: @unchecked Sendable {
     /// Whether the calling thread is one of this pool's workers.
     public var isCurrent: Bool { (bolts_pool_current() == _pool) }
 
-    /// Runs `body` on the calling thread, unless that thread is a worker of a pool whose
-    /// own queue holds jobs: then `body` is queued behind them, on that pool. For a
-    /// completion that wakes another thread, such as the hop of a result to an event loop:
-    /// a worker with work queued does that work first, so a busy pool wakes a sleeping
-    /// loop once for several completions instead of once for each (each wake-up costs the
-    /// loop a sleep and a worker a pre-emption when the CPUs are all busy). Whether the
-    /// queue holds jobs is a hint (``ThreadPool`` reads it without a fence).
+    /// Runs `body(context)` on the calling thread, unless that thread is a worker of a pool
+    /// of more than one worker whose own queue holds jobs: then `body(context)` is queued
+    /// behind them, on that pool. For a completion that wakes another thread, such as the
+    /// hop of a result to an event loop: a worker with work queued does that work first,
+    /// so a busy pool wakes a sleeping loop once for several completions instead of once
+    /// for each (each wake-up costs the loop a sleep and a worker a pre-emption when the
+    /// CPUs are all busy). Whether the queue holds jobs is a hint (``ThreadPool`` reads it
+    /// without a fence).
+    ///
+    /// A queued job that waits for `body` where the pool cannot see it (a semaphore,
+    /// SwiftNIO's `EventLoopFuture.wait()`) holds it up until another worker takes it from
+    /// the waiting worker's queue: an idle worker within ~100 µs, a busy one between two
+    /// of its jobs once the waiting worker has run none for a millisecond (the pool's
+    /// fairness turn). A pool of one runs `body` at once for that reason: nobody else
+    /// would ever take it.
+    ///
+    /// `body` is meant to capture nothing (the context carries what it needs): run here,
+    /// it then costs no allocation; only the queued case boxes `context`.
     ///
     /// Underscored: public for BoltsNIO's `eventLoopFuture(on:)`, not a promise to users.
     @inlinable
-    public static func _runNowOrBehindQueuedJobs(_ body: @escaping @Sendable () -> Void) {
-        if bolts_pool_current_has_queued_jobs(), let pool = bolts_pool_current() {
-            _submit(toCPool: pool, body)
+    public static func _runNowOrBehindQueuedJobs<Context: Sendable>(
+        _ context: Context, _ body: @escaping @Sendable (Context) -> Void
+    ) {
+        if let pool = bolts_pool_current_behind_queued_jobs() {
+            _submit(toCPool: pool) { body(context) }
         } else {
-            body()
+            body(context)
         }
     }
 }

@@ -14,27 +14,42 @@ extension Task {
     /// is not retained beyond its completion.
     ///
     /// The future is completed on the thread that completes the task, except on a worker of
-    /// a ``/Bolts/ThreadPool`` whose queue holds jobs: there it is completed by a job queued
-    /// behind them on that pool. A busy pool then wakes a sleeping event loop once for
-    /// several completed tasks rather than once for each.
+    /// a ``/Bolts/ThreadPool`` of more than one worker whose queue holds jobs: there it is
+    /// completed by a job queued behind them on that pool. A busy pool then wakes a
+    /// sleeping event loop once for several completed tasks rather than once for each. A
+    /// job queued there that waits for this future where the pool cannot see it
+    /// (`wait()`, a semaphore) waits until another worker takes the completion from that
+    /// worker's queue (an idle one within ~100 µs, a busy one after a millisecond); Bolts'
+    /// own waits (`waitUntilCompleted()`) get a compensating worker. A task already completed when this is called completes the
+    /// future here and now.
     ///
     /// Inlinable, so that the caller's `T` is known here: unspecialised, creating the
     /// promise looked up `EventLoopPromise<T>`'s metadata in the runtime on every call.
     @inlinable
     public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<T> {
         let promise = eventLoop.makePromise(of: T.self)
+        if self.completed {
+            Self._complete(promise, from: self)
+            return promise.futureResult
+        }
         // Completing a promise from any thread is safe in SwiftNIO (it hops to the loop).
         self.continueWith { task in
-            ThreadPool._runNowOrBehindQueuedJobs {
-                if task.cancelled {
-                    promise.fail(CancelledError())
-                } else if let error = task.error {
-                    promise.fail(error)
-                } else if let value = task.result {
-                    promise.succeed(value)
-                }
+            ThreadPool._runNowOrBehindQueuedJobs((task, promise)) { task, promise in
+                Self._complete(promise, from: task)
             }
         }
         return promise.futureResult
+    }
+
+    /// Completes `promise` with the outcome of `task`, which has completed.
+    @inlinable
+    static func _complete(_ promise: EventLoopPromise<T>, from task: Task<T>) {
+        if task.cancelled {
+            promise.fail(CancelledError())
+        } else if let error = task.error {
+            promise.fail(error)
+        } else if let value = task.result {
+            promise.succeed(value)
+        }
     }
 }

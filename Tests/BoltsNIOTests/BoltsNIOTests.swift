@@ -1,5 +1,6 @@
 import Bolts
 import BoltsNIO
+import Dispatch
 import Glibc
 import NIOCore
 import NIOPosix
@@ -125,7 +126,7 @@ struct BoltsNIOTests {
     /// a job queued behind them (the worker runs its queued work first), and still with the
     /// task's value, error or cancellation.
     @Test func aWorkerWithQueuedJobsCompletesTheFutureBehindThem() throws {
-        let pool = ThreadPool(threadCount: 1, name: "nio-hop")
+        let pool = ThreadPool(threadCount: 2, name: "nio-hop")
         let order = Mutex<[String]>([])
         let queuedJobRan = Mutex(false)
         let source = TaskCompletionSource<Int>()
@@ -137,9 +138,11 @@ struct BoltsNIOTests {
                 order.withLock { $0.append(behind ? "future after the queued job" : "future first") }
             }
         }
+        let held = HeldWorker(of: pool)
         let done = BoltsTask<Void>.execute(.pool(pool)) {
-            // Queued on this worker's own queue (a pool of one: nobody takes it meanwhile).
-            // It takes 50 ms, so that futures completed inline would reach the loop first.
+            // Queued on this worker's own queue (the other worker is held: nobody takes it
+            // meanwhile). It takes 50 ms, so that futures completed inline would reach the
+            // loop first.
             pool.execute {
                 usleep(50_000)
                 queuedJobRan.withLock { $0 = true }
@@ -153,10 +156,55 @@ struct BoltsNIOTests {
         #expect(try futures[0].wait() == 7)
         #expect(throws: Boom(code: 4)) { try futures[1].wait() }
         #expect(throws: CancelledError()) { try futures[2].wait() }
+        held.release()
         // Each of `futures` completes after its `always` callback has recorded its order.
         let recorded = order.withLock { $0 }
         #expect(recorded.first == "completions returned")
         #expect(recorded.filter { $0 == "future after the queued job" }.count == 3)
+        pool.shutdown()
+    }
+
+    /// On a pool of one, a queued job that waits for the future with `wait()` (a wait the
+    /// pool cannot see) gets it: the completion does not queue behind it, where nobody
+    /// would ever run it.
+    @Test func aQueuedJobOnAPoolOfOneCanWaitForTheFuture() {
+        let pool = ThreadPool(threadCount: 1, name: "nio-one")
+        let source = TaskCompletionSource<Int>()
+        let future = source.task.eventLoopFuture(on: loop)
+        let waiter = Mutex<BoltsTask<Int>?>(nil)
+        let completer = BoltsTask<Void>.execute(.pool(pool)) {
+            // Queued on the only worker's queue, behind which a deferred completion would go.
+            waiter.withLock { $0 = BoltsTask<Int>.execute(.pool(pool)) { try future.wait() } }
+            source.set(result: 7)
+        }
+        #expect(completer.waitUntilCompleted(timeout: 10))
+        let seen = waiter.withLock { $0 }
+        let ended = seen?.waitUntilCompleted(timeout: 10) ?? false
+        #expect(ended)
+        #expect(seen?.result == 7)
+        if ended {
+            pool.shutdown()
+        } else {
+            source.cancel()  // too late for the stuck worker; leave the pool behind
+            pool.shutdown(wait: false)
+        }
+    }
+
+    /// A task already completed when `eventLoopFuture(on:)` is called completes the future
+    /// there and then, even on a worker whose queue holds jobs: its caller may wait for
+    /// it at once, where the pool cannot see.
+    @Test func aCompletedTaskCompletesTheFutureAtOnceOnABusyWorker() {
+        let pool = ThreadPool(threadCount: 2, name: "nio-done")
+        let held = HeldWorker(of: pool)
+        let seen = BoltsTask<Int>.execute(.pool(pool)) {
+            pool.execute {}  // queued on this worker's own queue; the other worker is held
+            return try BoltsTask(5).eventLoopFuture(on: loop).wait()
+        }
+        let ended = seen.waitUntilCompleted(timeout: 10)
+        #expect(ended)
+        held.release()
+        #expect(seen.waitUntilCompleted(timeout: 10))
+        #expect(seen.result == 5)
         pool.shutdown()
     }
 
@@ -177,4 +225,21 @@ struct BoltsNIOTests {
             _ = try await loop.makeFailedFuture(CancelledError()).map { 0 }.boltsTask().value
         }
     }
+}
+
+/// One worker of a pool of two, held in a job that waits on a semaphore (a wait the pool
+/// cannot see) until ``release()``: the other worker's queue is then its own alone.
+private final class HeldWorker: Sendable {
+    private let release_ = DispatchSemaphore(value: 0)
+
+    init(of pool: ThreadPool) {
+        let started = DispatchSemaphore(value: 0)
+        pool.execute { [release_] in
+            started.signal()
+            release_.wait()
+        }
+        started.wait()
+    }
+
+    func release() { release_.signal() }
 }

@@ -114,28 +114,56 @@ struct ThreadPoolTests {
     /// queued; behind the jobs of the worker's own queue otherwise, on that pool.
     @Test func runNowOrBehindQueuedJobsRunsBehindAWorkersQueuedJobs() {
         let inline = Mutex(false)
-        ThreadPool._runNowOrBehindQueuedJobs { inline.withLock { $0 = true } }
+        ThreadPool._runNowOrBehindQueuedJobs(()) { _ in inline.withLock { $0 = true } }
         #expect(inline.withLock { $0 })
 
-        let pool = ThreadPool(threadCount: 1, name: "behind")
+        let pool = ThreadPool(threadCount: 2, name: "behind")
+        let order = Mutex<[String]>([])
+        let finished = ThreadPoolCountdown()
+        withOneWorkerHeld(pool) {
+            pool.execute {
+                let ranInline = Mutex(false)
+                ThreadPool._runNowOrBehindQueuedJobs(()) { _ in ranInline.withLock { $0 = true } }
+                order.withLock { $0.append(ranInline.withLock { $0 } ? "inline on an idle worker" : "deferred") }
+                // Queued on this worker's own queue (the other worker is held: nobody takes it).
+                pool.execute { order.withLock { $0.append("queued job") } }
+                ThreadPool._runNowOrBehindQueuedJobs(()) { _ in
+                    order.withLock { $0.append(pool.isCurrent ? "behind it, on the pool" : "elsewhere") }
+                    finished.add()
+                }
+                order.withLock { $0.append("caller returned") }
+            }
+            #expect(finished.wait(for: 1))
+        }
+        #expect(
+            order.withLock { $0 } == ["inline on an idle worker", "caller returned", "queued job", "behind it, on the pool"]
+        )
+        pool.shutdown()
+    }
+
+    /// On a pool of one, `_runNowOrBehindQueuedJobs` runs at once even with jobs queued:
+    /// one of them might wait for it where the pool cannot see, and no other worker would
+    /// ever take it from the queue.
+    @Test func runNowOrBehindQueuedJobsRunsAtOnceOnAPoolOfOne() {
+        let pool = ThreadPool(threadCount: 1, name: "alone")
         let order = Mutex<[String]>([])
         let finished = ThreadPoolCountdown()
         pool.execute {
-            let ranInline = Mutex(false)
-            ThreadPool._runNowOrBehindQueuedJobs { ranInline.withLock { $0 = true } }
-            order.withLock { $0.append(ranInline.withLock { $0 } ? "inline on an idle worker" : "deferred") }
-            // Queued on this worker's own queue (a pool of one: nobody takes it meanwhile).
-            pool.execute { order.withLock { $0.append("queued job") } }
-            ThreadPool._runNowOrBehindQueuedJobs {
-                order.withLock { $0.append(pool.isCurrent ? "behind it, on the pool" : "elsewhere") }
+            let gate = DispatchSemaphore(value: 0)
+            // Queued on the only worker's queue; it waits for the body below.
+            pool.execute {
+                let waited = gate.wait(timeout: .now() + 10)
+                order.withLock { $0.append(waited == .success ? "queued job saw the body" : "queued job timed out") }
                 finished.add()
+            }
+            ThreadPool._runNowOrBehindQueuedJobs(gate) { gate in
+                order.withLock { $0.append("body") }
+                gate.signal()
             }
             order.withLock { $0.append("caller returned") }
         }
         #expect(finished.wait(for: 1))
-        #expect(
-            order.withLock { $0 } == ["inline on an idle worker", "caller returned", "queued job", "behind it, on the pool"]
-        )
+        #expect(order.withLock { $0 } == ["body", "caller returned", "queued job saw the body"])
         pool.shutdown()
     }
 
@@ -389,4 +417,18 @@ struct ThreadPoolTests {
         #expect(done.wait(for: 1))
         #expect(Executor.pool(.shared).description.contains("ThreadPool"))
     }
+}
+
+/// Runs `body` while one worker of `pool` (of two) is held in a job that waits on a
+/// semaphore, a wait the pool cannot see: the other worker's queue is then its own alone.
+private func withOneWorkerHeld(_ pool: ThreadPool, _ body: () -> Void) {
+    let started = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    pool.execute {
+        started.signal()
+        release.wait()
+    }
+    started.wait()
+    body()
+    release.signal()
 }

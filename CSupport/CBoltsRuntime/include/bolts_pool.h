@@ -317,11 +317,15 @@ bool bolts_pool_is_shut_down(const bolts_pool_t *_Nonnull pool);
 /** The pool whose worker is the calling thread, or NULL. */
 bolts_pool_t *_Nullable bolts_pool_current(void);
 
-/** Whether the calling thread is a pool's worker whose own queue holds a job. A hint,
- *  read without a fence: a job queued or taken meanwhile may not be seen. For work that
- *  would rather run behind the jobs already queued than ahead of them (a completion that
- *  wakes an event loop: `eventLoopFuture(on:)` in BoltsNIO). */
-bool bolts_pool_current_has_queued_jobs(void);
+/** The pool whose worker is the calling thread, if that worker's own queue holds a job
+ *  and the pool has more than one worker; else NULL. For work that would rather run
+ *  behind the jobs already queued than ahead of them (a completion that wakes an event
+ *  loop: `eventLoopFuture(on:)` in BoltsNIO). Whether the queue holds a job is a hint,
+ *  read without a fence: a job queued or taken meanwhile may not be seen. A pool of one
+ *  gets NULL: if a queued job waited for that work with a wait the pool cannot see (a
+ *  semaphore, SwiftNIO's `EventLoopFuture.wait()`), nobody would ever run it; with more
+ *  workers, another one takes it from the waiting worker's queue (I9, I10, I11). */
+bolts_pool_t *_Nullable bolts_pool_current_behind_queued_jobs(void);
 
 /** The idle spin, in nanoseconds, of a worker that would start spinning now, on any pool:
  *  BOLTS_POOL_SPIN_AWAITED_NS within that long of the last suspension of an async awaiter
