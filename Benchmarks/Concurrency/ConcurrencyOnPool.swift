@@ -106,8 +106,10 @@ enum ConcurrencyOnPool {
             let s = t / m
             goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
         }
-        versus("Task(executorPreference", "Task {} (batches", atLeast: 1.5,
+        versus("Task(executorPreference: pool) {} (batches", "Task {} (batches", atLeast: 1.5,
                "preferred pool: unstructured tasks ≥ 1.5× faster than the default executor's")
+        versus("Task(executorPreference: pool) {} from a task on the pool", "Task {} (batches", atLeast: 1.5,
+               "preferred pool: unstructured tasks spawned by a task on the pool ≥ 1.5× faster than the default executor's")
         versus("task-group child under", "task-group child (1", atLeast: 1.5,
                "preferred pool: task-group children ≥ 1.5× faster than the default executor's")
         versus("round trip through a preferred pool, caller on the pool", "Task { } + await value", atLeast: 1,

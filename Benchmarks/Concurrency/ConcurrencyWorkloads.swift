@@ -70,6 +70,15 @@ enum ConcurrencyWorkloads {
                 await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
             }
         },
+        Workload(name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", iterations: 100_000, unit: "task") {
+            n in
+            let pool = ThreadPool.shared
+            await withTaskExecutorPreference(pool) {
+                for _ in 0..<max(1, n / batchSize) {
+                    await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
+                }
+            }
+        },
         Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
             blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
         },
