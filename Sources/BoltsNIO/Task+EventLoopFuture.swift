@@ -20,8 +20,8 @@ extension Task {
     /// job queued there that waits for this future where the pool cannot see it
     /// (`wait()`, a semaphore) waits until another worker takes the completion from that
     /// worker's queue (an idle one within ~100 µs, a busy one after a millisecond); Bolts'
-    /// own waits (`waitUntilCompleted()`) get a compensating worker. A task already completed when this is called completes the
-    /// future here and now.
+    /// own waits (`waitUntilCompleted()`) get a compensating worker. A task already
+    /// completed when this is called completes the future here and now.
     ///
     /// Inlinable, so that the caller's `T` is known here: unspecialised, creating the
     /// promise looked up `EventLoopPromise<T>`'s metadata in the runtime on every call.
