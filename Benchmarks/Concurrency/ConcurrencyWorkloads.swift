@@ -65,19 +65,11 @@ enum ConcurrencyWorkloads {
             blackHole(sum)
         },
         Workload(name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
-            let pool = ThreadPool.shared
-            for _ in 0..<max(1, n / batchSize) {
-                await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
-            }
+            await preferredPoolBatches(n)
         },
         Workload(name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", iterations: 100_000, unit: "task") {
             n in
-            let pool = ThreadPool.shared
-            await withTaskExecutorPreference(pool) {
-                for _ in 0..<max(1, n / batchSize) {
-                    await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
-                }
-            }
+            await withTaskExecutorPreference(ThreadPool.shared) { await preferredPoolBatches(n) }
         },
         Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
             blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
@@ -222,6 +214,15 @@ private actor PoolActor {
     func next() -> Int {
         count &+= 1
         return count
+    }
+}
+
+/// `n` unstructured tasks (at least one batch) that prefer `ThreadPool.shared`, started in
+/// batches of `ConcurrencyWorkloads.batchSize` by the calling task.
+private func preferredPoolBatches(_ n: Int) async {
+    let pool = ThreadPool.shared
+    for _ in 0..<max(1, n / ConcurrencyWorkloads.batchSize) {
+        await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
     }
 }
 
