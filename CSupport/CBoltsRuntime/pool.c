@@ -218,11 +218,9 @@ struct bolts_pool_slot {
      * when it began, and when. The owner's alone. */
     struct watch grace;
     /* The restraint this worker keeps (I11): the queue it last looked at under it, that
-     * queue's owner's activity and its count of own submissions as it last saw them and
-     * when each last moved; and whether its last look left a non-empty queue to its
-     * owner. The owner's alone. */
+     * queue's owner's activity as it last saw it and when it last moved; and whether its
+     * last look left a non-empty queue to its owner. The owner's alone. */
     struct watch restraint;
-    struct watch restraint_own;
     bool restrained;
     uint32_t victim; /* the slot of the last job this worker stole; the owner's alone */
     uint32_t index;
@@ -375,11 +373,13 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
 }
 
 /* Whether to leave `other`'s queue to its owner (I11): its owner is neither parked nor
- * inside a blocking wait, its sampled jobs are short, it submitted to its own queue and
- * its activity (jobs run plus such submissions) moved less than BOLTS_POOL_RESTRAIN_NS ago
- * as far as this worker has seen (a first look counts as a move), this worker keeps no
- * restraint toward another owner whose bound has not passed (`watching_another`), and
- * every job in the queue is one it submitted (none from outside is left in it).
+ * inside a blocking wait, its sampled jobs are short, every job in the queue is one it
+ * submitted to itself (none from outside is left in it), its activity (jobs run plus such
+ * submissions) moved less than BOLTS_POOL_RESTRAIN_NS ago as far as this worker has seen
+ * (a first look counts as a move), and this worker keeps no restraint toward another owner
+ * whose bound has not passed (`watching_another`). How long ago the owner last submitted
+ * to itself says nothing: a batch it handed itself earlier may still be draining (1,000
+ * task-group children take it ~0.6 ms), and its jobs should stay where their data is.
  * Relaxed loads: a heuristic; the owner runs its own queue before it parks, and the
  * bound makes a stuck owner's queue fair game again. The outside counts only err one way:
  * a submission counts itself before its job is in the queue, and a job taken from it
@@ -390,16 +390,12 @@ static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bo
     if (atomic_load_explicit(&other->blocked, memory_order_relaxed)) return false;
     if (owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) != POOL_OPEN) return false;
-    /* An owner that has not handed itself work lately holds only outside jobs: say so
-     * from its own line, without reading the producers' one below (which they write on
-     * every submission). */
     int64_t now = bolts__now_ns();
-    if (watching_another(&self->restraint_own, other, now, BOLTS_POOL_RESTRAIN_NS) ||
-        watching_another(&self->restraint, other, now, BOLTS_POOL_RESTRAIN_NS)) {
-        return false;
-    }
+    if (watching_another(&self->restraint, other, now, BOLTS_POOL_RESTRAIN_NS)) return false;
+    /* This reads the producers' line; when the queue holds outside jobs (a server's),
+     * the steal that follows mostly takes one and writes `outside_stolen` on that line
+     * anyway. */
     uint64_t own = atomic_load_explicit(&other->own_submitted, memory_order_relaxed);
-    if (!still_for_less_than(&self->restraint_own, other, own, now, BOLTS_POOL_RESTRAIN_NS)) return false;
     uint64_t taken = atomic_load_explicit(&other->outside_run, memory_order_relaxed) +
                      atomic_load_explicit(&other->outside_stolen, memory_order_relaxed);
     if (atomic_load_explicit(&other->submitted, memory_order_relaxed) != taken) return false;
@@ -1096,7 +1092,6 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
         slot->pool = pool;
         slot->grace.slot = UINT32_MAX;     /* giving no steal grace yet (I10) */
         slot->restraint.slot = UINT32_MAX; /* keeping no restraint yet (I11) */
-        slot->restraint_own.slot = UINT32_MAX;
         slot->until_sample = BOLTS_POOL_SAMPLE_INTERVAL;
     }
     pthread_mutex_init(&pool->spawn_lock, NULL);

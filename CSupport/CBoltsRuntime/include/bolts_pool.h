@@ -83,8 +83,9 @@
  *      queue, one job in BOLTS_POOL_SAMPLE_INTERVAL and not one that submitted to that
  *      queue, took less than BOLTS_POOL_SHORT_JOB_NS; a short one timed by a thief also
  *      marks them short), the owner is neither parked nor inside a blocking wait, and
- *      both its own submissions and its activity (jobs run plus own submissions) have
- *      moved within BOLTS_POOL_RESTRAIN_NS as far as the worker has seen; a worker keeps
+ *      its activity (jobs run plus own submissions) has moved within
+ *      BOLTS_POOL_RESTRAIN_NS as far as the worker has seen (however long ago it last
+ *      submitted to itself: a batch may drain for longer); a worker keeps
  *      this restraint toward one owner at a time (as the grace of I10). Short jobs
  *      that a worker hands itself (a batch of tiny tasks, a chain
  *      of resumptions) then run where their data is, instead of crossing to a CPU that
