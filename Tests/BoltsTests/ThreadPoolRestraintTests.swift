@@ -50,13 +50,13 @@ struct ThreadPoolRestraintTests {
 
     /// What one job of `round` costs run inline on this thread (the median of 9 timings of
     /// 256): what the pool's sampling would see, without its queues.
-    private static func jobNanoseconds() -> Double {
+    private static func jobNanoseconds(work: UInt64 = 0) -> Double {
         let counters = Counters()
         let me = threadID()
         var timings: [Double] = []
         for _ in 0..<9 {
             let start = DispatchTime.now().uptimeNanoseconds
-            for _ in 0..<256 { counters.job(submitter: me) }
+            for _ in 0..<256 { counters.job(submitter: me, work: work) }
             timings.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 256)
         }
         return timings.sorted()[4]
@@ -120,7 +120,9 @@ struct ThreadPoolRestraintTests {
         let pool = ThreadPool(threadCount: 2, name: "batch")
         defer { pool.shutdown() }
         for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
-        guard Self.jobNanoseconds() < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        // Under a sanitizer these jobs come near the 2 µs line, and a sampled one that
+        // crosses it rightly lets them be shared: nothing to see there.
+        guard Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
         // The owner hands itself 4,096 jobs of ~0.5 µs at once and then runs them: ~2 ms,
         // many times BOLTS_POOL_RESTRAIN_NS after its last submission to itself (as a task
         // group drains its children), while it keeps making progress. They stay on it. A
