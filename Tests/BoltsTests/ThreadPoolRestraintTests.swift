@@ -99,7 +99,7 @@ struct ThreadPoolRestraintTests {
         for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // Under a sanitizer a job of this test takes microseconds: the pool then rightly
         // does not count the jobs as short, and there is no restraint to see.
-        guard Self.jobNanoseconds() < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        guard !bolts_runtime_sanitized(), Self.jobNanoseconds() < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
         var onSubmitter = 0
         let rounds = 20
         let count = 256
@@ -121,8 +121,11 @@ struct ThreadPoolRestraintTests {
         defer { pool.shutdown() }
         for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // Under a sanitizer these jobs come near the 2 µs line, and a sampled one that
-        // crosses it rightly lets them be shared: nothing to see there.
-        guard Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        // crosses it rightly lets them be shared: nothing to see there. Timing the jobs
+        // inline is not enough to tell: in `.ci/run`'s ThreadSanitizer stage they timed
+        // under 1 µs here, yet beside the CPU-bound stress suites the pool's samples
+        // crossed the line and at best 67 % stayed. So no sanitized build is judged.
+        guard !bolts_runtime_sanitized(), Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
         // The owner hands itself 4,096 jobs of ~0.5 µs at once and then runs them: ~2 ms,
         // many times BOLTS_POOL_RESTRAIN_NS after its last submission to itself (as a task
         // group drains its children), while it keeps making progress. They stay on it. A
@@ -130,9 +133,8 @@ struct ThreadPoolRestraintTests {
         // idle worker take a share of the rest (at best 60-65 % stayed, over 40 rounds, in
         // three runs). Beside other suites the owner may lose its CPU for longer than the bound,
         // and then its jobs are rightly taken: one round with the CPUs to itself settles it.
-        // Rounds go on for up to 30 s, not a fixed count: in CI's debug run this test starts
-        // while a dozen suites still hold both CPUs, and 40 rounds (~2 s) all fell inside
-        // that (67 % at best); the suites around it end within seconds.
+        // Rounds go on for up to 30 s (at least 40) rather than a fixed count, so that a
+        // stretch of seconds in which other suites hold both CPUs cannot take every round.
         let count = 4_096
         var best = 0.0
         var rounds = 0
