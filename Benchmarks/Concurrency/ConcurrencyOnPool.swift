@@ -1,8 +1,8 @@
 import Foundation
 
 /// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads`, each
-/// measured in two child processes of this benchmark, one with Swift's default global
-/// executor and one with `ThreadPool.shared` installed as the global executor. The
+/// measured in child processes of this benchmark of two configurations: Swift's default
+/// global executor, and `ThreadPool.shared` installed as the global executor. The
 /// children run one after the other while this process idles. The full mode runs four of
 /// each, in the order ABBAABBA, and takes the median over every sample of a
 /// configuration's four processes. On this VM one process's medians can sit 1.5× above
