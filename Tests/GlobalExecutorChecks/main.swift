@@ -51,17 +51,9 @@ final class LockedList: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [Int] = []
 
-    func append(_ item: Int) {
-        lock.lock()
-        items.append(item)
-        lock.unlock()
-    }
+    func append(_ item: Int) { lock.withLock { items.append(item) } }
 
-    var snapshot: [Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
+    var snapshot: [Int] { lock.withLock { items } }
 }
 
 enum Values {
