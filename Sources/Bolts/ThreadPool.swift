@@ -11,7 +11,9 @@ import CBoltsRuntime
 /// `BOLTS_POOL_STEAL_GRACE_NS`, so a job a worker hands itself as its current job ends, such
 /// as the next step of an `await`, runs there; and short jobs a worker hands itself, such
 /// as a burst of tiny Swift tasks, stay with it while it keeps making progress, the idle
-/// worker parking meanwhile for at most `BOLTS_POOL_RESTRAIN_NS`: jobs from other threads
+/// worker parking meanwhile for `BOLTS_POOL_RESTRAIN_NS` at first, then for twice as long
+/// after each such park while the owner moves, up to `BOLTS_POOL_RESTRAIN_PARK_MAX_NS`
+/// (1.6 ms; a stalled owner's jobs are taken within it): jobs from other threads
 /// and jobs longer than `BOLTS_POOL_SHORT_JOB_NS` are never held back so). Submitting takes
 /// no lock and, for ``execute(_:)``, allocates one block
 /// (`BOLTS_POOL_BLOCK_SIZE` bytes) from a cache that is built for "producers allocate,

@@ -148,6 +148,71 @@ struct ThreadPoolRestraintTests {
         #expect(Double(count) * 500 > 10 * Double(BOLTS_POOL_RESTRAIN_NS))
     }
 
+    @Test func aRestrainedWorkersParksGrowWhileTheOwnerMoves() {
+        let pool = ThreadPool(threadCount: 2, name: "grow")
+        defer { pool.shutdown() }
+        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
+        // As in the batch test above: under a sanitizer the jobs are not short.
+        guard !bolts_runtime_sanitized(), Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        // The owner hands itself 40,000 jobs of ~0.5 µs: ~20 ms of draining, while the other
+        // worker parks under the restraint. With parks of BOLTS_POOL_RESTRAIN_NS each (built
+        // with BOLTS_POOL_RESTRAIN_PARK_MAX_NS at that value) a round counted 142-258 parks;
+        // with parks that double up to the maximum, 27-28, the owner's own parks between
+        // rounds included. Only a round whose jobs stayed on the
+        // owner counts: a worker that took jobs (the owner lost its CPU beside other suites)
+        // did not park.
+        let count = 40_000
+        var fewest = UInt64.max
+        var rounds = 0
+        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+        while fewest > 60, rounds < 20 || DispatchTime.now().uptimeNanoseconds < deadline {
+            let before = pool.metrics.parks
+            let onSubmitter = Self.round(pool, count: count, spacing: 0, work: 500).onSubmitter
+            let parks = pool.metrics.parks - before
+            if Double(onSubmitter) >= 0.9 * Double(count) { fewest = min(fewest, parks) }
+            rounds += 1
+        }
+        #expect(fewest <= 60, "a restrained worker parked \(fewest) times (at best) while its owner drained 20 ms of short jobs, in \(rounds) rounds")
+        #expect(BOLTS_POOL_RESTRAIN_PARK_MAX_NS >= 8 * BOLTS_POOL_RESTRAIN_NS)
+    }
+
+    @Test func anOwnerThatStopsAfterMovingLongHasItsJobsTaken() {
+        let pool = ThreadPool(threadCount: 2, name: "stops")
+        defer { pool.shutdown() }
+        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
+        // The owner hands itself 20,000 jobs of ~0.5 µs; the one 64 before the last sleeps
+        // for 200 ms outside the pool's knowledge. By then (~10 ms of draining) the other
+        // worker's parks under the restraint have grown to BOLTS_POOL_RESTRAIN_PARK_MAX_NS,
+        // so the 64 behind the sleeper wait for up to that long, not for the sleep: they
+        // all run before it ends. (What this cannot see is a maximum between the sleep and
+        // the ~10 ms the parks have to grow: the last expectation bounds it.)
+        let count = 20_000
+        let sleeper = count - 65
+        for attempt in 0..<3 {
+            let counters = Counters()
+            let afterSleeper = Atomic<Int>(0)
+            Self.onWorker(pool) {
+                for i in 0..<count {
+                    pool.execute {
+                        Self.busy(nanoseconds: 500)
+                        if i == sleeper {
+                            usleep(200_000)
+                            counters.blockEnded.store(true, ordering: .releasing)
+                        } else if i > sleeper, !counters.blockEnded.load(ordering: .acquiring) {
+                            // Queued after the sleeper, so taken after it: run before its
+                            // sleep ended means it did not wait for it.
+                            afterSleeper.add(1, ordering: .relaxed)
+                        }
+                        counters.done.add()
+                    }
+                }
+            }
+            #expect(counters.done.wait(for: count, seconds: 30))
+            #expect(afterSleeper.load(ordering: .relaxed) == 64, "attempt \(attempt): \(afterSleeper.load(ordering: .relaxed)) of the 64 jobs behind a sleeping owner ran while it slept")
+        }
+        #expect(BOLTS_POOL_RESTRAIN_PARK_MAX_NS < 20_000_000)
+    }
+
     @Test func aStalledOwnersShortJobsAreTakenWithinTheBound() {
         let pool = ThreadPool(threadCount: 2, name: "stalled")
         defer { pool.shutdown() }

@@ -90,12 +90,17 @@
  *      that a worker hands itself (a batch of tiny tasks, a chain
  *      of resumptions) then run where their data is, instead of crossing to a CPU that
  *      takes their cache lines and their allocator's locks with it. A worker whose only
- *      work is such a queue parks for at most the rest of BOLTS_POOL_RESTRAIN_NS (the
- *      parking check of I3 passes over that queue), and an owner's submission to its
+ *      work is such a queue parks (the parking check of I3 passes over that queue)
+ *      until at most BOLTS_POOL_RESTRAIN_NS after it last saw the owner's activity
+ *      move; each such park that runs out doubles that limit for the next, up to
+ *      BOLTS_POOL_RESTRAIN_PARK_MAX_NS, and it is back to BOLTS_POOL_RESTRAIN_NS once
+ *      the worker runs a job, a claimer wakes it, or it parks without a restraint.
+ *      An owner's submission to its
  *      own empty queue wakes nobody while a worker is parked so. No job can be left:
  *      the owner is awake (it is running a job), and its own parking check sees its
  *      own queue; if it stops making progress (blocked without the pool's knowledge,
- *      a long job), the restrained worker takes the queue's jobs when its park ends.
+ *      a long job), the restrained worker takes the queue's jobs when its park ends
+ *      (within BOLTS_POOL_RESTRAIN_PARK_MAX_NS of the stop).
  *      A claimer's wake (an outside submission, I5's ramp-up, shutdown) reaches a
  *      restrained worker as any other, and an outside job is never held back. A
  *      heuristic with a bound, like I9 and I10.
@@ -230,6 +235,13 @@ typedef struct bolts_pool bolts_pool_t;
  *  not seen move, and the longest it parks while it does (0: no restraint). */
 #ifndef BOLTS_POOL_RESTRAIN_NS
 #define BOLTS_POOL_RESTRAIN_NS 100000
+#endif
+
+/** Restraint (I11): the longest a worker parks under a restraint while the owner keeps
+ *  moving. Its first park lasts at most BOLTS_POOL_RESTRAIN_NS; each that runs out with
+ *  the owner still moving doubles the next, up to this. */
+#ifndef BOLTS_POOL_RESTRAIN_PARK_MAX_NS
+#define BOLTS_POOL_RESTRAIN_PARK_MAX_NS 1600000
 #endif
 
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
