@@ -138,6 +138,25 @@ enum ConcurrencyOnPool {
         return goals
     }
 
+    /// What the two floor rows say against Swift's round trip: the least an await that
+    /// keeps `value`'s cancellation contract can cost, before any Bolts task.
+    private static func contractFloor(_ rows: [Row]) -> String? {
+        func row(_ prefix: String) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+        guard let swift = row("Task { } + await value"), let bare = row("a Task {} resumes a continuation"),
+            let handled = row("the same inside withTaskCancellationHandler")
+        else { return nil }
+        func ratio(_ a: Double?, _ b: Double?) -> String {
+            guard let a, let b else { return "–" }
+            return String(format: "%.2f×", a / b)
+        }
+        return "The floor under Bolts' `value`, against Swift's `Task {}` + `await value`: a `Task {}` that "
+            + "resumes a continuation (no Bolts task) \(ratio(bare.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds)) "
+            + "on the default executor and \(ratio(bare.poolInstalledNanoseconds, swift.poolInstalledNanoseconds)) installed; "
+            + "inside `withTaskCancellationHandler`, which `value` needs to return at once when the awaiting task is "
+            + "cancelled, \(ratio(handled.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds)) and "
+            + "\(ratio(handled.poolInstalledNanoseconds, swift.poolInstalledNanoseconds))."
+    }
+
     static func render(_ outcome: Outcome) -> String {
         var text = "\n## \(group)\n\n"
         if let error = outcome.error { return text + "Not measured: \(error)\n" }
@@ -158,6 +177,7 @@ enum ConcurrencyOnPool {
             text += "\n| goal | measured | met |\n|---|---:|:---:|\n"
             for goal in outcome.goals { text += "| \(goal.statement) | \(goal.measured) | \(goal.met ? "yes" : "**no**") |\n" }
         }
+        if let floor = contractFloor(outcome.rows) { text += "\n" + floor + "\n" }
         return text
     }
 }

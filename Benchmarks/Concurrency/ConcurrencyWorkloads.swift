@@ -54,6 +54,29 @@ enum ConcurrencyWorkloads {
             for i in 0..<n { sum &+= await _Concurrency.Task { i }.value }
             blackHole(sum)
         },
+        // The floor under Bolts' `value`: a value that a `Task {}` hands its awaiter through a
+        // continuation, with no Bolts task; then the same inside a cancellation handler, which
+        // `value` needs to return at once when the awaiting task is cancelled.
+        Workload(name: "a Task {} resumes a continuation (no Bolts task)", iterations: 100_000, unit: "round trip") { n in
+            var sum = 0
+            for i in 0..<n {
+                sum &+= await withUnsafeContinuation { continuation in
+                    _Concurrency.Task { continuation.resume(returning: i) }
+                }
+            }
+            blackHole(sum)
+        },
+        Workload(name: "the same inside withTaskCancellationHandler", iterations: 100_000, unit: "round trip") { n in
+            var sum = 0
+            for i in 0..<n {
+                sum &+= await withTaskCancellationHandler {
+                    await withUnsafeContinuation { continuation in
+                        _Concurrency.Task { continuation.resume(returning: i) }
+                    }
+                } onCancel: {}
+            }
+            blackHole(sum)
+        },
         Workload(name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
             let ping = Ping(pong: Pong())
             blackHole(await ping.run(n))
