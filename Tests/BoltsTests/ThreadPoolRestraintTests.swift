@@ -62,6 +62,33 @@ struct ThreadPoolRestraintTests {
         return timings.sorted()[4]
     }
 
+    /// A two-worker pool whose workers have timed enough short jobs (one in
+    /// BOLTS_POOL_SAMPLE_INTERVAL; two short ones of the last three) to call theirs short.
+    private static func warmedPool(_ name: String) -> ThreadPool {
+        let pool = ThreadPool(threadCount: 2, name: name)
+        for _ in 0..<4 { _ = round(pool, count: 256, spacing: 0) }
+        return pool
+    }
+
+    /// Whether the pool can be expected to count jobs of ~0.5 µs of busy work as short: not
+    /// under a sanitizer, and not where they take more than half the line inline.
+    private static var halfMicrosecondJobsCountShort: Bool {
+        !bolts_runtime_sanitized() && jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2
+    }
+
+    /// Runs `round` until `settled()` holds, for at least `minimum` rounds and then for up to
+    /// 30 s in all: a stretch of seconds in which other suites hold both CPUs cannot take
+    /// every round. Returns how many rounds ran.
+    private static func roundsUntil(_ settled: () -> Bool, atLeast minimum: Int, _ round: () -> Void) -> Int {
+        var rounds = 0
+        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
+        while !settled(), rounds < minimum || DispatchTime.now().uptimeNanoseconds < deadline {
+            round()
+            rounds += 1
+        }
+        return rounds
+    }
+
     /// One round: a job of `pool` submits `count` short jobs (each `work` ns of busy work)
     /// to its own queue, spaced by `spacing` ns of busy work, then (if `blockFor` is set)
     /// blocks outside the pool's knowledge for that long. Returns how many of the jobs ran
@@ -92,11 +119,8 @@ struct ThreadPoolRestraintTests {
     }
 
     @Test func shortJobsAWorkerHandsItselfRunOnThatWorker() {
-        let pool = ThreadPool(threadCount: 2, name: "restrain")
+        let pool = Self.warmedPool("restrain")
         defer { pool.shutdown() }
-        // Warm-up: the workers time one job in BOLTS_POOL_SAMPLE_INTERVAL; two short ones of
-        // the last three mark a worker's jobs short.
-        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // Under a sanitizer a job of this test takes microseconds: the pool then rightly
         // does not count the jobs as short, and there is no restraint to see.
         guard !bolts_runtime_sanitized(), Self.jobNanoseconds() < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
@@ -117,15 +141,14 @@ struct ThreadPoolRestraintTests {
     }
 
     @Test func aBatchThatDrainsLongerThanTheBoundStaysOnItsWorker() {
-        let pool = ThreadPool(threadCount: 2, name: "batch")
+        let pool = Self.warmedPool("batch")
         defer { pool.shutdown() }
-        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // Under a sanitizer these jobs come near the 2 µs line, and a sampled one that
         // crosses it rightly lets them be shared: nothing to see there. Timing the jobs
         // inline is not enough to tell: in `.ci/run`'s ThreadSanitizer stage they timed
         // under 1 µs here, yet beside the CPU-bound stress suites the pool's samples
         // crossed the line and at best 67 % stayed. So no sanitized build is judged.
-        guard !bolts_runtime_sanitized(), Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        guard Self.halfMicrosecondJobsCountShort else { return }
         // The owner hands itself 4,096 jobs of ~0.5 µs at once and then runs them: ~2 ms,
         // many times BOLTS_POOL_RESTRAIN_NS after its last submission to itself (as a task
         // group drains its children), while it keeps making progress. They stay on it. A
@@ -133,53 +156,43 @@ struct ThreadPoolRestraintTests {
         // idle worker take a share of the rest (at best 60-65 % stayed, over 40 rounds, in
         // three runs). Beside other suites the owner may lose its CPU for longer than the bound,
         // and then its jobs are rightly taken: one round with the CPUs to itself settles it.
-        // Rounds go on for up to 30 s (at least 40) rather than a fixed count, so that a
-        // stretch of seconds in which other suites hold both CPUs cannot take every round.
+        // Rounds go on for up to 30 s (at least 40) rather than a fixed count.
         let count = 4_096
         var best = 0.0
-        var rounds = 0
-        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
-        while best < 0.9, rounds < 40 || DispatchTime.now().uptimeNanoseconds < deadline {
+        let rounds = Self.roundsUntil({ best >= 0.9 }, atLeast: 40) {
             let onSubmitter = Self.round(pool, count: count, spacing: 0, work: 500).onSubmitter
             best = max(best, Double(onSubmitter) / Double(count))
-            rounds += 1
         }
         #expect(best >= 0.9, "at best \(Int(best * 100)) % of a batch drained past the bound ran on the worker that made it, in \(rounds) rounds")
         #expect(Double(count) * 500 > 10 * Double(BOLTS_POOL_RESTRAIN_NS))
     }
 
     @Test func aRestrainedWorkersParksGrowWhileTheOwnerMoves() {
-        let pool = ThreadPool(threadCount: 2, name: "grow")
+        let pool = Self.warmedPool("grow")
         defer { pool.shutdown() }
-        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // As in the batch test above: under a sanitizer the jobs are not short.
-        guard !bolts_runtime_sanitized(), Self.jobNanoseconds(work: 500) < Double(BOLTS_POOL_SHORT_JOB_NS) / 2 else { return }
+        guard Self.halfMicrosecondJobsCountShort else { return }
         // The owner hands itself 40,000 jobs of ~0.5 µs: ~20 ms of draining, while the other
         // worker parks under the restraint. With parks of BOLTS_POOL_RESTRAIN_NS each (built
         // with BOLTS_POOL_RESTRAIN_PARK_MAX_NS at that value) a round counted 142-258 parks;
         // with parks that double up to the maximum, 27-28, the owner's own parks between
-        // rounds included. Only a round whose jobs stayed on the
-        // owner counts: a worker that took jobs (the owner lost its CPU beside other suites)
-        // did not park.
+        // rounds included. Only a round whose jobs stayed on the owner counts: a worker that
+        // took jobs (the owner lost its CPU beside other suites) did not park.
         let count = 40_000
         var fewest = UInt64.max
-        var rounds = 0
-        let deadline = DispatchTime.now().uptimeNanoseconds + 30_000_000_000
-        while fewest > 60, rounds < 20 || DispatchTime.now().uptimeNanoseconds < deadline {
+        let rounds = Self.roundsUntil({ fewest <= 60 }, atLeast: 20) {
             let before = pool.metrics.parks
             let onSubmitter = Self.round(pool, count: count, spacing: 0, work: 500).onSubmitter
             let parks = pool.metrics.parks - before
             if Double(onSubmitter) >= 0.9 * Double(count) { fewest = min(fewest, parks) }
-            rounds += 1
         }
         #expect(fewest <= 60, "a restrained worker parked \(fewest) times (at best) while its owner drained 20 ms of short jobs, in \(rounds) rounds")
         #expect(BOLTS_POOL_RESTRAIN_PARK_MAX_NS >= 8 * BOLTS_POOL_RESTRAIN_NS)
     }
 
     @Test func anOwnerThatStopsAfterMovingLongHasItsJobsTaken() {
-        let pool = ThreadPool(threadCount: 2, name: "stops")
+        let pool = Self.warmedPool("stops")
         defer { pool.shutdown() }
-        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // The owner hands itself 20,000 jobs of ~0.5 µs; the one 64 before the last sleeps
         // for 200 ms outside the pool's knowledge. By then (~10 ms of draining) the other
         // worker's parks under the restraint have grown to BOLTS_POOL_RESTRAIN_PARK_MAX_NS,
@@ -214,9 +227,8 @@ struct ThreadPoolRestraintTests {
     }
 
     @Test func aStalledOwnersShortJobsAreTakenWithinTheBound() {
-        let pool = ThreadPool(threadCount: 2, name: "stalled")
+        let pool = Self.warmedPool("stalled")
         defer { pool.shutdown() }
-        for _ in 0..<4 { _ = Self.round(pool, count: 256, spacing: 0) }
         // The owner queues 64 short jobs and then sleeps for 200 ms. The other worker must
         // take them once it has seen the owner's activity stand still for
         // BOLTS_POOL_RESTRAIN_NS, long before the sleep ends.
