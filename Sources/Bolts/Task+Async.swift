@@ -16,14 +16,29 @@ extension Task {
     /// first waited for by spinning a few microseconds (at most `BOLTS_TASK_AWAIT_SPIN_NS`),
     /// so that a short closure's value arrives without a suspension and a wake-up; a thread
     /// whose recent spins all ran out skips them for a while.
+    ///
+    /// The value of a completed task is read on the caller's executor (the getter is
+    /// `nonisolated(nonsending)`): awaited from an actor, it does not hop off the actor and
+    /// back. A pending task is waited for off the caller's actor (`_valueWhenPending`), so
+    /// that neither the spin nor a closure run in its place holds the actor.
     @inlinable
-    public var value: T {
+    public nonisolated(nonsending) var value: T {
         get async throws {
             if completed { return try _get() }
-            if _runOwnJobHere(), completed { return try _get() }
-            if _spinForCompletion(), completed { return try _get() }
-            return try await _awaitValue()
+            return try await _valueWhenPending()
         }
+    }
+
+    /// ``value`` of a task that was pending when the getter looked: `@concurrent`, so it runs
+    /// on the generic executor (or the awaiting task's executor preference), never on an
+    /// actor the caller holds.
+    @inlinable
+    @concurrent
+    internal func _valueWhenPending() async throws -> T {
+        if completed { return try _get() }
+        if _runOwnJobHere(), completed { return try _get() }
+        if _spinForCompletion(), completed { return try _get() }
+        return try await _awaitValue()
     }
 
     /// The suspending part of ``value``: not inlined, it is the slow path. It touches no

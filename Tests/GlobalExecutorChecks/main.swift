@@ -245,6 +245,18 @@ func installedChecks() {
         never.set(result: 0)
     }
 
+    runChecked("an actor awaiting a pool task does not hold the actor while it waits") {
+        // The pool task's closure calls back into the awaiting actor and waits for that
+        // call. Were the actor held during the await (the closure run in the awaiter's place,
+        // on the worker the actor runs on, without leaving the actor), the call could not run
+        // and the wait would time out.
+        let gate = Gate()
+        let opened = try await gate.awaitAPoolTaskThatCallsBack()
+        check(opened, "the pool task's call back into the awaiting actor waited 2 s: the await held the actor")
+        // A completed task's value is read on the actor without leaving it.
+        check(try await gate.valueOfACompletedTask() == 3, "a completed task's value, awaited on an actor")
+    }
+
     runChecked("a worker blocked in async code is compensated") {
         // More tasks block than the pool has workers; each waits (blocking its thread) for
         // a Bolts task that only a later Swift task completes. Without compensation the
@@ -267,6 +279,24 @@ func installedChecks() {
         }
         let returned = waited.count.load(ordering: .relaxed)
         check(returned == blockers, "\(returned) of \(blockers) waits returned")
+    }
+}
+
+/// An actor whose method awaits a pool task that calls back into it.
+actor Gate {
+    private let opened = DispatchSemaphore(value: 0)
+
+    func open() { opened.signal() }
+
+    func awaitAPoolTaskThatCallsBack() async throws -> Bool {
+        try await Task<Bool>.execute(.pool(.shared)) { [opened] in
+            _Concurrency.Task { await self.open() }
+            return opened.wait(timeout: .now() + 2) == .success
+        }.value
+    }
+
+    func valueOfACompletedTask() async throws -> Int {
+        try await Task(3).value
     }
 }
 
