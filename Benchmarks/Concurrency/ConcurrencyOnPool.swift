@@ -94,8 +94,11 @@ enum ConcurrencyOnPool {
         return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
+    /// The row whose workload name starts with `prefix`.
+    private static func row(_ prefix: String, in rows: [Row]) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+
     private static func goals(_ rows: [Row]) -> [Goal] {
-        func row(_ prefix: String) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+        func row(_ prefix: String) -> Row? { Self.row(prefix, in: rows) }
         var goals: [Goal] = []
         func speedUp(_ prefix: String, atLeast bound: Double, _ statement: String) {
             guard let r = row(prefix), let s = r.speedUp else { return }
@@ -141,7 +144,7 @@ enum ConcurrencyOnPool {
     /// What the two floor rows say against Swift's round trip: the least an await that
     /// keeps `value`'s cancellation contract can cost, before any Bolts task.
     private static func contractFloor(_ rows: [Row]) -> String? {
-        func row(_ prefix: String) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+        func row(_ prefix: String) -> Row? { Self.row(prefix, in: rows) }
         guard let swift = row("Task { } + await value"), let bare = row("a Task {} resumes a continuation"),
             let handled = row("the same inside withTaskCancellationHandler")
         else { return nil }

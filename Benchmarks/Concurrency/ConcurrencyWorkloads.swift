@@ -59,22 +59,12 @@ enum ConcurrencyWorkloads {
         // `value` needs to return at once when the awaiting task is cancelled.
         Workload(name: "a Task {} resumes a continuation (no Bolts task)", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
-            for i in 0..<n {
-                sum &+= await withUnsafeContinuation { continuation in
-                    _Concurrency.Task { continuation.resume(returning: i) }
-                }
-            }
+            for i in 0..<n { sum &+= await handedOverByATask(i) }
             blackHole(sum)
         },
         Workload(name: "the same inside withTaskCancellationHandler", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
-            for i in 0..<n {
-                sum &+= await withTaskCancellationHandler {
-                    await withUnsafeContinuation { continuation in
-                        _Concurrency.Task { continuation.resume(returning: i) }
-                    }
-                } onCancel: {}
-            }
+            for i in 0..<n { sum &+= await withTaskCancellationHandler { await handedOverByATask(i) } onCancel: {} }
             blackHole(sum)
         },
         Workload(name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
@@ -237,6 +227,13 @@ private actor PoolActor {
     func next() -> Int {
         count &+= 1
         return count
+    }
+}
+
+/// `value`, handed back by a new `Task {}` through a continuation the caller suspends on.
+private func handedOverByATask(_ value: Int) async -> Int {
+    await withUnsafeContinuation { continuation in
+        _Concurrency.Task { continuation.resume(returning: value) }
     }
 }
 
