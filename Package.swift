@@ -126,9 +126,15 @@ let package = Package(
             path: "Tests/GlobalExecutorChecks",
             swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "GlobalExecutorAsyncMainChecks",
+            dependencies: ["Bolts"],
+            path: "Tests/GlobalExecutorAsyncMainChecks",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GlobalExecutorTests",
-            dependencies: ["GlobalExecutorChecks", "CGlobalExecutorSwitch"],
+            dependencies: ["GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "CGlobalExecutorSwitch"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -190,7 +196,7 @@ switch Context.environment["BOLTS_PACKAGE_SCOPE"] {
 case "core":
     let core: Set<String> = [
         "CURCU", "CBoltsRuntime", "Bolts", "BoltsTests",
-        "GlobalExecutorChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
+        "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
     ]
     package.targets.removeAll { !core.contains($0.name) }
     package.products.removeAll { $0.name != "Bolts" }

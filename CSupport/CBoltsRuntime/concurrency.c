@@ -21,7 +21,6 @@ typedef struct {
 } swift_executor_ref;
 
 typedef SWIFT_CC void (*job_run_fn)(void *job, swift_executor_ref executor);
-typedef SWIFT_CC void *(*get_current_task_fn)(void);
 typedef SWIFT_CC void (*get_time_fn)(long long *seconds, long long *nanoseconds, int clock);
 
 typedef SWIFT_CC void (*enqueue_original)(void *job);
@@ -213,11 +212,14 @@ static SWIFT_CC void deadline_hook(long long sec, long long nsec, long long tsec
 /* ---------------------------------------------------------------------------------- */
 /* Installing                                                                         */
 
-/* Whether Dispatch's global queues have started threads: Swift Concurrency's default
- * global executor runs its jobs there (its thread names end in "-qos", possibly with a
- * suffix such as ".overcommit"; the kernel keeps the last 15 bytes). A conservative
- * sign: a process that used those queues for anything else is refused too. */
-static bool dispatch_threads_started(void) {
+static void *runtime_symbol(const char *name) {
+    return dlsym(RTLD_DEFAULT, name);
+}
+
+/* Whether a thread of Dispatch's global queues runs, by its name: they end in "-qos",
+ * possibly with a suffix such as ".overcommit" (the kernel keeps the last 15 bytes). A
+ * thread Dispatch created an instant ago may not carry its name yet. */
+static bool dispatch_thread_named(void) {
     DIR *dir = opendir("/proc/self/task");
     if (dir == NULL) return false;
     bool found = false;
@@ -235,8 +237,25 @@ static bool dispatch_threads_started(void) {
     return found;
 }
 
-static void *runtime_symbol(const char *name) {
-    return dlsym(RTLD_DEFAULT, name);
+/* Whether Swift's default global executor may already hold jobs. It gives them to
+ * Dispatch's global queues, and Dispatch, before it creates a thread for a queue, marks
+ * itself multithreaded (its fork-safety flag, read by libdispatch's exported
+ * `_dispatch_is_multithreaded`) on the enqueuing thread: a task started an instant
+ * before this call is seen, though its thread does not run yet. A thread named by those
+ * queues is a sign too, the only one where that function is missing (it is looked up by
+ * name, like the runtime's hooks); alone it misses a task started an instant before,
+ * whose jobs then run on Dispatch (see `bolts_concurrency_install`): none is lost.
+ *
+ * Conservative: a process that used Dispatch's queues for anything else is refused too,
+ * and so is an async `main` after its first suspension (Dispatch then serves the main
+ * queue from a thread of its own). Whether the caller runs a Swift task is not the
+ * question: an async `main` runs its main task on the main executor (Dispatch's main
+ * queue, whose hook is never set here), and before its first statement nothing has
+ * reached the global executor. */
+static bool default_executor_may_hold_jobs(void) {
+    typedef bool (*is_multithreaded_fn)(void);
+    is_multithreaded_fn is_multithreaded = (is_multithreaded_fn)runtime_symbol("_dispatch_is_multithreaded");
+    return (is_multithreaded != NULL && is_multithreaded()) || dispatch_thread_named();
 }
 
 static bool claim(void *_Atomic *hook, void *ours) {
@@ -248,6 +267,12 @@ static bool claim(void *_Atomic *hook, void *ours) {
                                                    memory_order_acquire);
 }
 
+/* The hooks decide where a job goes when it is enqueued, so they move no job that is
+ * already queued: one given to Swift's default executor before the hook was set runs on
+ * Dispatch, which serves its queues for the life of the process (none is stranded), and
+ * one that another thread enqueues while this runs goes to Dispatch or to the pool,
+ * whichever hook value the runtime reads. The main executor's hook is not set: main-actor
+ * jobs, an async `main`'s main task among them, stay on Dispatch's main queue. */
 bolts_concurrency_status_t bolts_concurrency_install(bolts_pool_t *pool) {
     static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
     void *_Atomic *enqueue = runtime_symbol("swift_task_enqueueGlobal_hook");
@@ -255,8 +280,7 @@ bolts_concurrency_status_t bolts_concurrency_install(bolts_pool_t *pool) {
     void *_Atomic *deadline = runtime_symbol("swift_task_enqueueGlobalWithDeadline_hook");
     job_run_fn run = (job_run_fn)runtime_symbol("swift_job_run");
     get_time_fn get_time = (get_time_fn)runtime_symbol("swift_get_time");
-    get_current_task_fn current = (get_current_task_fn)runtime_symbol("swift_task_getCurrent");
-    if (!enqueue || !delay || !deadline || !run || !get_time || !current) return BOLTS_CONCURRENCY_NO_HOOK;
+    if (!enqueue || !delay || !deadline || !run || !get_time) return BOLTS_CONCURRENCY_NO_HOOK;
 
     pthread_mutex_lock(&install_lock); /* two installers of ours: one wins, whole */
     bolts_concurrency_status_t status = BOLTS_CONCURRENCY_INSTALLED;
@@ -266,7 +290,7 @@ bolts_concurrency_status_t bolts_concurrency_install(bolts_pool_t *pool) {
         atomic_load_explicit(delay, memory_order_relaxed) != NULL ||
         atomic_load_explicit(deadline, memory_order_relaxed) != NULL) {
         status = BOLTS_CONCURRENCY_TAKEN;
-    } else if (current() != NULL || dispatch_threads_started()) {
+    } else if (default_executor_may_hold_jobs()) {
         status = BOLTS_CONCURRENCY_TOO_LATE;
     } else {
         run_swift_job = run;

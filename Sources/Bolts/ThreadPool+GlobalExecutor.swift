@@ -4,33 +4,53 @@ extension ThreadPool {
     /// Makes this pool Swift Concurrency's global executor for the whole process.
     ///
     /// From the call on, every job that Swift Concurrency would give its default global
-    /// executor runs on this pool's workers instead: unstructured `Task {}` and
-    /// `Task.detached {}`, task-group children, `async let`, nonisolated async functions,
-    /// and the resumption of a task after an `await`. A task that sleeps (`Task.sleep`)
-    /// waits in the pool's timer thread and then runs on the pool. Actors keep their
-    /// executors (default actors run on the global executor, so on this pool), the main
-    /// actor keeps the main thread, and a task with an executor preference keeps it.
+    /// executor runs on this pool's workers instead: unstructured `Task.detached {}` (and
+    /// `Task {}` started outside an actor), task-group children, `async let`, nonisolated
+    /// async functions, and the resumption of a task after an `await`. A task that sleeps
+    /// (`Task.sleep`) waits in the pool's timer thread and then runs on the pool. Actors keep
+    /// their executors (default actors run on the global executor, so on this pool), the main
+    /// actor keeps Dispatch's main queue, and a task with an executor preference keeps it.
+    /// The article <doc:GlobalExecutor> tells the whole story.
     ///
-    /// Call it once, first thing in `main`, before anything starts a Swift task:
+    /// Call it once, as the first statement of `main`, before anything starts a Swift task.
+    /// An async `main` (`@main` with `static func main() async`, as servers start) works as
+    /// well as a synchronous one: its body runs on the main actor, whose executor the pool
+    /// does not replace, so the tasks it starts after the call run on the pool.
     ///
     /// ```swift
-    /// guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
-    ///     fatalError("called too late: a Swift task has already run")
+    /// @main
+    /// struct Server {
+    ///     static func main() async throws {
+    ///         guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
+    ///             fatalError("the pool could not become the global executor")
+    ///         }
+    ///         // Start the server: its tasks run on ThreadPool.shared.
+    ///     }
     /// }
     /// ```
     ///
-    /// It returns false and changes nothing when it cannot install:
-    /// - it is too late: the calling thread runs a Swift task, or Dispatch's global
-    ///   queues, where Swift's default executor runs jobs, have already started threads
-    ///   (jobs may be queued there; a process that used those queues for anything else
-    ///   is refused as well);
-    /// - a global executor was already installed (by this method or by other code that
-    ///   sets the runtime's hooks, such as SwiftNIO's event-loop take-over);
-    /// - the Swift runtime has no such hooks.
+    /// It returns false and changes nothing in these cases, and only in them:
+    /// - A global executor is already installed, by this method (a second call returns
+    ///   false, whichever pool it is called on) or by other code that sets the runtime's
+    ///   hooks, such as SwiftNIO's
+    ///   `NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()`.
+    ///   Two executors cannot both receive the process's jobs.
+    /// - It is too late: Swift's default executor may already hold jobs, because Dispatch,
+    ///   where it runs them, has started threads for its queues (or is about to: a task
+    ///   started an instant before the call counts). The runtime's hooks only route jobs
+    ///   enqueued after them and cannot move those, which would keep running on Dispatch
+    ///   beside the pool. A call after any Swift task has started gives this, and so does
+    ///   a call after an async `main` has suspended once (Dispatch then serves the main
+    ///   queue from a thread of its own) or after anything used Dispatch's queues. Being
+    ///   called from inside a Swift task, such as an async `main`'s own, is not a reason.
+    /// - The pool is shut down: it could not run the jobs.
+    /// - The Swift runtime has no such hooks (they are looked up by name).
     ///
-    /// Caveats, as with SwiftNIO's `NIOSingletons` take-over, which uses the same
-    /// runtime hooks: the hooks are not a public, stable API of the Swift runtime (they
-    /// are looked up by name, and their absence is handled); installing cannot be undone;
+    /// No job is ever lost: a job already given to Swift's default executor runs there,
+    /// whether or not the pool is installed after it.
+    ///
+    /// Caveats, as with SwiftNIO's take-over, which uses the same runtime hooks: the hooks
+    /// are not a public, stable API of the Swift runtime; installing cannot be undone;
     /// the pool must stay open for the rest of the process, so ``shutdown(wait:)`` traps
     /// on it (and it is never deinitialized). The pool does not order jobs by priority:
     /// its queues are first in, first out and idle workers steal. A job's priority stays
@@ -40,8 +60,9 @@ extension ThreadPool {
     /// in other ways (a semaphore, a lock held long) takes a worker away from every task
     /// in the process, exactly as it would from Swift's default executor.
     ///
-    /// - Returns: Whether this pool is now the global executor.
-    @discardableResult
+    /// - Returns: Whether this pool is now the global executor. Not discardable: a caller
+    ///   that goes on as if it were installed when it is not would run its tasks on
+    ///   Dispatch without knowing.
     public func unsafeTryInstallAsConcurrencyGlobalExecutor() -> Bool {
         guard !isShutDown else { return false }
         guard bolts_concurrency_install(_pool) == BOLTS_CONCURRENCY_INSTALLED else { return false }

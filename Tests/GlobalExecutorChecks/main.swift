@@ -3,6 +3,8 @@
 // the test runner's process). `GlobalExecutorChecks <mode>`:
 //   installed   installs ThreadPool.shared first thing, then runs every check below
 //   too-late    runs a Swift task first, then tries to install (must be refused)
+//   just-after-a-task  starts Swift tasks and installs at once, before their threads run
+//               (must be refused, and each of those tasks must run)
 //   shutdown    installs a new pool, then shuts it down (must trap, with a message)
 // Prints one "ok <check>" line per check that held; exits 1 at the first that did not.
 import Bolts
@@ -316,6 +318,24 @@ case "too-late":
         check(value == 1 && !ThreadPool.shared.isCurrent, "a task ran on the pool after a refused install")
     }
     print("ok too-late")
+case "just-after-a-task":
+    // The jobs are on Swift's default executor, but Dispatch's threads for them may not
+    // run (or carry their names) yet: the install must see them all the same.
+    let started = 100
+    let ran = DispatchSemaphore(value: 0)
+    for _ in 0..<started { _Concurrency.Task.detached { ran.signal() } }
+    check(
+        !ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor(),
+        "installing just after starting Swift tasks was accepted"
+    )
+    for i in 0..<started where ran.wait(timeout: .now() + 20) == .timedOut {
+        fail("\(started - i) of \(started) tasks started before the refused install never ran")
+    }
+    runChecked("the default executor still runs tasks") {
+        let onPool = await _Concurrency.Task.detached { ThreadPool.shared.isCurrent }.value
+        check(!onPool, "a task ran on the pool after a refused install")
+    }
+    print("ok just-after-a-task")
 case "shutdown":
     let pool = ThreadPool(threadCount: 1, name: "global")
     check(pool.unsafeTryInstallAsConcurrencyGlobalExecutor(), "install refused")
@@ -324,7 +344,7 @@ case "shutdown":
     pool.shutdown()
     fail("shutdown of the global executor returned")
 default:
-    fail("usage: GlobalExecutorChecks installed|too-late|shutdown")
+    fail("usage: GlobalExecutorChecks installed|too-late|just-after-a-task|shutdown")
 }
 fflush(nil)
 exit(0)

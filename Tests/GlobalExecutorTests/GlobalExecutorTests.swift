@@ -25,16 +25,20 @@ private func run(
 /// This test runner's own executable.
 private var testRunner: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
 
-/// Runs the `GlobalExecutorChecks` program (built with the tests, next to the test
-/// runner) in a child process: installing a global executor is process-wide, so it cannot
-/// happen in this one, where the test runner's own tasks already run on Swift's executor.
-private func runChecks(_ mode: String) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
-    let program = testRunner.deletingLastPathComponent().appendingPathComponent("GlobalExecutorChecks")
+/// Runs a checks program (`GlobalExecutorChecks` by default; built with the tests, next to
+/// the test runner) in a child process: installing a global executor is process-wide, so it
+/// cannot happen in this one, where the test runner's own tasks already run on Swift's
+/// executor.
+private func runChecks(
+    _ arguments: String...,
+    program name: String = "GlobalExecutorChecks"
+) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
+    let program = testRunner.deletingLastPathComponent().appendingPathComponent(name)
     guard FileManager.default.isExecutableFile(atPath: program.path) else {
-        Issue.record("GlobalExecutorChecks not found at \(program.path)")
+        Issue.record("\(name) not found at \(program.path)")
         return (-1, .exit, "")
     }
-    return try run(program, [mode])
+    return try run(program, arguments)
 }
 
 @Suite("ThreadPool as Swift Concurrency's global executor (in a child process)")
@@ -73,10 +77,33 @@ struct GlobalExecutorTests {
         }
     }
 
+    /// An async `main`, as servers start, installs the pool as its first statement: the
+    /// install is accepted (its main task runs on the main actor, not on the global
+    /// executor), and the tasks it starts then run on the pool (Tests/GlobalExecutorAsyncMainChecks).
+    @Test func installingFromTheFirstStatementOfAnAsyncMainRunsItsTasksOnThePool() throws {
+        let (status, reason, output) = try runChecks(program: "GlobalExecutorAsyncMainChecks")
+        #expect(reason == .exit && status == 0, "\(output)")
+        for check in [
+            "ok install from the first statement of an async main", "ok a detached task runs on the pool",
+            "ok task-group children run on the pool", "ok async let runs on the pool",
+            "ok main stays on the main actor", "ok a second install is refused",
+        ] {
+            #expect(output.contains(check + "\n"), "missing: \(check)\n\(output)")
+        }
+    }
+
     @Test func installingAfterASwiftTaskRanIsRefused() throws {
         let (status, reason, output) = try runChecks("too-late")
         #expect(reason == .exit && status == 0, "\(output)")
         #expect(output.contains("ok too-late\n"), "\(output)")
+    }
+
+    /// Tasks started an instant before the install, whose Dispatch threads do not run yet,
+    /// are seen: the install is refused, and they run on Swift's default executor.
+    @Test func installingJustAfterStartingATaskIsRefused() throws {
+        let (status, reason, output) = try runChecks("just-after-a-task")
+        #expect(reason == .exit && status == 0, "\(output)")
+        #expect(output.contains("ok just-after-a-task\n"), "\(output)")
     }
 
     @Test func shuttingDownTheGlobalExecutorTrapsWithAClearMessage() throws {

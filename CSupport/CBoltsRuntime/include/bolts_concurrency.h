@@ -20,6 +20,14 @@
  * Installing is for the whole process and cannot be undone. The pool must never be shut
  * down or freed afterwards (the Swift front end keeps a reference for ever and refuses
  * to shut it down).
+ *
+ * Installing may happen inside a Swift task: an async `main` calls it from its main task,
+ * which runs on the main executor (Dispatch's main queue; its hook is never set), so the
+ * main actor stays on it while every global job enqueued after the call goes to the pool.
+ * Jobs enqueued on the runtime's own global executor before the call stay there and run
+ * on Dispatch (the hooks only route new jobs); the install is refused when there may be
+ * such jobs (BOLTS_CONCURRENCY_TOO_LATE), so that the process's async work does not run on
+ * two executors.
  */
 #include "bolts_pool.h"
 
@@ -35,16 +43,21 @@ typedef enum {
     BOLTS_CONCURRENCY_NO_HOOK = 1,
     /** A hook was already set (another executor, or this one, was installed before). */
     BOLTS_CONCURRENCY_TAKEN = 2,
-    /** The runtime's own global executor has already been used: the calling thread runs
-     *  a Swift task, or Dispatch's global queues (where that executor runs jobs) have
-     *  started threads. Jobs may be queued there; installing now would split the
-     *  process's async work over two executors. */
+    /** The runtime's own global executor may already have been used: Dispatch, where it
+     *  runs jobs, has started threads for its queues or is starting them (it says so
+     *  through `_dispatch_is_multithreaded` from the enqueue on; where that is missing,
+     *  a thread named by its global queues is the sign). Jobs may be queued there, and
+     *  the hooks cannot move them: installing now would split the process's async work
+     *  over two executors. A Swift task running on the calling thread is not a reason
+     *  (an async `main`'s first statement runs in its main task). */
     BOLTS_CONCURRENCY_TOO_LATE = 3,
 } bolts_concurrency_status_t;
 
 /** Installs `pool` as Swift Concurrency's global executor, or says why not (and then
- *  changes nothing). Any thread; meant to be called once, first thing in `main`. On
- *  success the pool must live and stay open for the rest of the process. */
+ *  changes nothing). Any thread, inside a Swift task or not; meant to be called once,
+ *  first thing in `main` (synchronous or async). Concurrent calls are serialized: one
+ *  installs, the others get BOLTS_CONCURRENCY_TAKEN. On success the pool must live and
+ *  stay open for the rest of the process. */
 bolts_concurrency_status_t bolts_concurrency_install(bolts_pool_t *_Nonnull pool);
 
 /** The pool installed as the global executor, or NULL. */
