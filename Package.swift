@@ -98,6 +98,12 @@ let package = Package(
             name: "CBenchmarkSupport",
             path: "Benchmarks/CBenchmarkSupport"
         ),
+        // The benchmark's statistics (intervals, verdicts), apart so that a test can check them.
+        .target(
+            name: "BenchmarkStatistics",
+            path: "Benchmarks/Statistics",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "Benchmarks",
             dependencies: [
@@ -105,6 +111,7 @@ let package = Package(
                 "BoltsNIO",
                 "CBoltsRuntime",
                 "CBenchmarkSupport",
+                "BenchmarkStatistics",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -112,7 +119,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
-            exclude: ["CBenchmarkSupport", "RESULTS.md", "results", "Tools"],
+            exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "results", "Tools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -141,6 +148,11 @@ let package = Package(
             name: "CGlobalExecutorSwitch",
             dependencies: ["CBoltsRuntime"],
             path: "Tests/CGlobalExecutorSwitch"
+        ),
+        .testTarget(
+            name: "BenchmarkStatisticsTests",
+            dependencies: ["BenchmarkStatistics"],
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BoltsAppLinksTests",

@@ -1,16 +1,24 @@
 import ArgumentParser
+import BenchmarkStatistics
 import CBenchmarkSupport
 import Foundation
 
 /// `swift run Benchmarks` (a debug build hands over to a release build of itself; see
 /// `ReleaseHandOver`) or `swift run -c release Benchmarks`: compares Bolts' task operations
-/// and executors with SwiftNIO, Dispatch, OperationQueue and Swift Concurrency, measured in
-/// the same run.
+/// and executors with SwiftNIO, Dispatch, OperationQueue and Swift Concurrency in paired,
+/// randomly ordered rounds of one run, and gives each comparison a ratio with a 95 %
+/// interval and a verdict, within a time budget.
 @main
 struct BenchmarksCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "Benchmarks",
-        abstract: "Compare Bolts task operations and executors under contention with their peers, in one run."
+        abstract: "Compare Bolts task operations and executors with their peers: paired rounds, intervals, verdicts.",
+        discussion: """
+            Plain `swift run Benchmarks` ends its measurements within --budget minutes (10). Each \
+            comparison stops when its 95% interval is narrower than ±5% or its share of the budget is \
+            spent, and then says what it reached. Exit status: 0; 1 when a scenario failed; 2 with \
+            --check when a row regressed against --baseline beyond its noise threshold.
+            """
     )
 
     @Option(
@@ -21,7 +29,18 @@ struct BenchmarksCommand: ParsableCommand {
     )
     var filter: String?
 
-    @Flag(help: "Smoke mode: short samples and 3 repetitions; finishes in under a minute (used by CI).")
+    @Option(
+        help: ArgumentHelp(
+            "Minutes the measurements may take in all (default: 10; 1.5 with --quick).",
+            valueName: "minutes"
+        )
+    )
+    var budget: Double?
+
+    @Flag(help: "No time budget: every comparison runs until its interval is ±5% or its maximum rounds, with longer samples and server runs, and the server with the pool installed.")
+    var full = false
+
+    @Flag(help: "Smoke mode: short samples, a few rounds, one server configuration; about two minutes (used by CI).")
     var quick = false
 
     @Option(
@@ -29,23 +48,15 @@ struct BenchmarksCommand: ParsableCommand {
             "Producer thread counts for the executor comparisons, comma-separated (default: 1,2,4,8).",
             valueName: "counts"
         ),
-        transform: { text in
-            let counts = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
-                throw ValidationError("--threads takes positive integers separated by commas, e.g. 1,2,4,8")
-            }
-            return counts.map { $0! }
-        }
+        transform: BenchmarksCommand.parsePositiveList
     )
     var threads: [Int] = [1, 2, 4, 8]
 
-    @Option(
-        help: ArgumentHelp(
-            "Write every sample, with medians, ratios and goals, as JSON to this file.",
-            valueName: "file"
-        )
-    )
+    @Option(help: ArgumentHelp("Write the verdicts and every sample as JSON to this file.", valueName: "file"))
     var json: String?
+
+    @Option(help: ArgumentHelp("Write the report (Markdown, as printed) to this file too.", valueName: "file"))
+    var markdown: String?
 
     @Option(help: ArgumentHelp("Write the executor throughput chart (SVG) to this file.", valueName: "file.svg"))
     var chart: String?
@@ -53,12 +64,32 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the server scenario's latency chart (SVG) to this file.", valueName: "file.svg"))
     var serverChart: String?
 
-    @Option(help: ArgumentHelp("Seconds of each wrk run in the server scenario (default: 5, or 1 with --quick).", valueName: "s"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep this run's samples as a named baseline in .benchmarks/NAME.json (under the current directory).",
+            valueName: "name"
+        )
+    )
+    var saveBaseline: String?
+
+    @Option(help: ArgumentHelp("Compare this run with the saved baseline NAME, row by row.", valueName: "name"))
+    var baseline: String?
+
+    @Flag(help: "With --baseline: exit with status 2 when a row regressed beyond its noise threshold.")
+    var check = false
+
+    @Option(help: ArgumentHelp("Seed of the rounds' random orders (default: drawn; the report prints it).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Exactly this many rounds per comparison, ignoring intervals and the budget.", valueName: "n"))
+    var rounds: Int?
+
+    @Option(help: ArgumentHelp("Seconds of each wrk run in the server scenario (default: 1, or 2 with --full).", valueName: "s"))
     var serverSeconds: Int?
 
     @Option(
         help: ArgumentHelp(
-            "Rounds of the server scenario; each runs every handler once per configuration (default: 3, or 1 with --quick).",
+            "Rounds of the server scenario with the pool installed (--full only; default: 3).",
             valueName: "n"
         )
     )
@@ -71,13 +102,10 @@ struct BenchmarksCommand: ParsableCommand {
     var serverFanOuts: [Int]?
 
     @Option(
-        help: ArgumentHelp("Job durations in ns in the server scenario, comma-separated (default: 300,3000).", valueName: "ns"),
+        help: ArgumentHelp("Job durations in ns in the server scenario, comma-separated (default: 300,3000; 3000 with --quick).", valueName: "ns"),
         transform: BenchmarksCommand.parsePositiveList
     )
     var serverJobNs: [Int]?
-
-    @Option(help: ArgumentHelp("Measured samples per scenario (default: 7, or 3 with --quick).", valueName: "n"))
-    var repetitions: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -92,6 +120,12 @@ struct BenchmarksCommand: ParsableCommand {
 
     @Option(help: .hidden)
     var concurrencyChild: String?
+
+    @Option(help: .hidden)
+    var concurrencyScale: String?
+
+    @Option(help: .hidden)
+    var repetitions: Int?
 
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
@@ -115,9 +149,9 @@ struct BenchmarksCommand: ParsableCommand {
     var serverSettings: ServerBenchmark.Settings {
         .init(
             fanOuts: serverFanOuts ?? (quick ? [16] : [1, 16, 64]),
-            jobNanoseconds: serverJobNs ?? [300, 3_000],
-            rounds: serverRounds ?? (quick ? 1 : 3),
-            seconds: serverSeconds ?? (quick ? 1 : 5),
+            jobNanoseconds: serverJobNs ?? (quick ? [3_000] : [300, 3_000]),
+            rounds: serverRounds ?? 3,
+            seconds: serverSeconds ?? (full ? 2 : 1),
             eventLoops: 2,
             wrkThreads: 1,
             connections: 32
@@ -134,11 +168,50 @@ struct BenchmarksCommand: ParsableCommand {
         ]
     }
 
+    /// When comparisons stop: `micro` for the in-process comparisons, else the server's and
+    /// the Swift Concurrency section's (whose rounds cost seconds).
+    func stopping(_ kind: StoppingKind) -> StoppingRule {
+        var rule: StoppingRule
+        switch (kind, quick, full) {
+        case (_, true, _): rule = StoppingRule(minimumRounds: 2, maximumRounds: 3)
+        case (.micro, _, true): rule = StoppingRule(minimumRounds: 8, maximumRounds: 100)
+        case (.micro, _, false): rule = StoppingRule(minimumRounds: 5, maximumRounds: 40)
+        case (.server, _, true): rule = StoppingRule(minimumRounds: 5, maximumRounds: 20)
+        case (.server, _, false): rule = StoppingRule(minimumRounds: 3, maximumRounds: 12)
+        case (.processes, _, true): rule = StoppingRule(minimumRounds: 6, maximumRounds: 40)
+        case (.processes, _, false): rule = StoppingRule(minimumRounds: 4, maximumRounds: 30)
+        }
+        rule.fixedRounds = rounds
+        return rule
+    }
+
+    enum StoppingKind { case micro, server, processes }
+
+    /// Budget weights: a share of the time left is weight ÷ the weights still to run.
+    enum Weight {
+        static let taskOperation = 1.0
+        static let executors = 2.0
+        static let paced = 1.5
+        static let concurrency = 12.0
+        static let serverConfiguration = 5.0
+    }
+
+    /// The fraction of the budget the measurements plan for; the rest absorbs the round in
+    /// progress when a share runs out, the tear-downs and the report.
+    static let plannedFraction = 0.93
+
     func validate() throws {
+        if let budget, !(budget > 0) { throw ValidationError("--budget must be a positive number of minutes") }
+        if full, budget != nil { throw ValidationError("--full runs without a budget; leave out --budget") }
+        if full, quick { throw ValidationError("--full and --quick contradict each other") }
+        if check, baseline == nil { throw ValidationError("--check compares with a baseline: give --baseline NAME") }
+        if let rounds, rounds < 2 { throw ValidationError("--rounds must be at least 2 (an interval needs two rounds)") }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
         if let serverSeconds, serverSeconds < 1 { throw ValidationError("--server-seconds must be at least 1") }
         if let serverRounds, serverRounds < 1 { throw ValidationError("--server-rounds must be at least 1") }
+        if let saveBaseline { _ = try Baseline.path(saveBaseline) }
+        if let baseline { _ = try Baseline.path(baseline) }
     }
 
     func run() throws {
@@ -150,8 +223,8 @@ struct BenchmarksCommand: ParsableCommand {
         if let concurrencyChild {
             try ConcurrencyWorkloads.runChild(
                 installed: concurrencyChild == "installed",
-                quick: quick,
-                repetitions: repetitions ?? (quick ? 3 : 7),
+                scale: concurrencyScale ?? (quick ? "quick" : "full"),
+                repetitions: repetitions ?? 3,
                 filter: filter
             )
         }
@@ -159,16 +232,24 @@ struct BenchmarksCommand: ParsableCommand {
         if isDebugBuild, !debugBuild, !ReleaseHandOver.wasHandedOver {
             try ReleaseHandOver.replaceWithReleaseBuild(arguments: Array(CommandLine.arguments.dropFirst()))
         }
+        // Before any thread starts, so that the counters follow every thread.
+        PerfCounters.open()
         if isDebugBuild { warnAboutDebugBuild() }
+        // Read the baseline first: a wrong name fails before minutes of measuring.
+        let savedBaseline = try baseline.map { name in
+            do { return try Baseline.load(name) } catch { throw ValidationError("\(error)") }
+        }
         let loadAverageAtStart = Machine.loadAverage()
         let countsAllocations = bench_allocation_counting_works() != 0
         if !countsAllocations {
             writeError("warning: the allocation counter is not interposed; allocation columns will be wrong.\n")
         }
+        let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         let settings = RunSettings(
-            repetitions: repetitions ?? (quick ? 3 : 7),
-            sampleNanoseconds: quick ? 15_000_000 : 100_000_000,
-            fixedIterations: iterations
+            sampleNanoseconds: quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000),
+            fixedIterations: iterations,
+            stopping: stopping(.micro),
+            seed: seed
         )
         let environment = Environment()
         let taskOperations = Catalog.filtered(
@@ -191,6 +272,10 @@ struct BenchmarksCommand: ParsableCommand {
                     print("  \(entry.scenario === comparison.reference ? "[reference] " : "")\(entry.scenario.name)")
                 }
             }
+            if concurrencyWanted {
+                print("\(ConcurrencyOnPool.group): default executor vs the pool installed")
+                for workload in ConcurrencyWorkloads.all { print("  \(workload.name)") }
+            }
             if !serverPeers.isEmpty {
                 print("\(ServerBenchmark.group): fan-outs \(server.settings.fanOuts), jobs of \(server.settings.jobNanoseconds) ns")
                 for peer in serverPeers {
@@ -201,42 +286,72 @@ struct BenchmarksCommand: ParsableCommand {
             return
         }
 
-        let progress = Progress()
+        let weight = { (comparison: Comparison) -> Double in
+            switch comparison.group {
+            case Catalog.executorsGroup: return Weight.executors
+            case Catalog.handOffGroup: return Weight.paced
+            default: return Weight.taskOperation
+            }
+        }
+        let totalWeight = (taskOperations + executors).map(weight).reduce(0, +)
+            + (concurrencyWanted ? Weight.concurrency : 0)
+            + (serverPeers.isEmpty ? 0 : Weight.serverConfiguration * Double(server.configurations.count))
+        let budgetMinutes: Double? = full ? nil : (budget ?? (quick ? 1.5 : 10))
+        let runBudget = Budget(seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction }, totalWeight: totalWeight)
+        let measurementStart = now()
+
+        let progress = Progress(budget: runBudget)
         progress.begin(
             total: taskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
         )
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
-        let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300))
+        let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300), budget: runBudget)
         var results: [ComparisonResult] = []
         for comparison in taskOperations {
             progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(runner.run(comparison))
+            results.append(runner.run(comparison, section: comparison.section, weight: weight(comparison)))
+            progress.log(verdicts: results.last!.verdicts)
         }
         // The task operations' loop and pool go before the executors run, so their idle
         // threads take no part in the contention being measured.
         environment.shutdown()
         for comparison in executors {
             progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(runner.run(comparison))
+            results.append(runner.run(comparison, section: comparison.section, weight: weight(comparison)))
+            progress.log(verdicts: results.last!.verdicts)
         }
         var concurrencyOutcome: ConcurrencyOnPool.Outcome?
         if concurrencyWanted {
             progress.next("\(ConcurrencyOnPool.group): default executor vs the pool installed (child processes)")
             concurrencyOutcome = ConcurrencyOnPool.run(
-                quick: quick,
-                repetitions: settings.repetitions,
+                childMode: quick ? "quick" : (full ? "full" : "budget"),
+                repetitions: quick ? 1 : (full ? 5 : 3),
+                stopping: stopping(.processes),
+                budget: runBudget,
+                weight: Weight.concurrency,
+                seed: seed &+ 1,
                 progress: progress,
                 watchdog: runner.watchdog
             )
+            progress.log(verdicts: concurrencyOutcome?.verdicts ?? [])
         }
         var serverOutcome: ServerBenchmark.Outcome?
         if !serverPeers.isEmpty {
             progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
-            serverOutcome = server.run(progress: progress, watchdog: runner.watchdog)
+            serverOutcome = server.run(
+                progress: progress,
+                watchdog: runner.watchdog,
+                pacing: .init(
+                    budget: runBudget,
+                    stopping: stopping(.server),
+                    weightPerConfiguration: Weight.serverConfiguration,
+                    seed: seed &+ 2
+                )
+            )
         }
         var serverInstalledOutcome: ServerBenchmark.Outcome?
-        if serverPeers.contains(.concurrencyTaskGroup), serverOutcome?.skipped == nil {
+        if full, serverPeers.contains(.concurrencyTaskGroup), serverOutcome?.skipped == nil {
             progress.update("\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
             do {
                 serverInstalledOutcome = try ServerWithPoolInstalled.run(arguments: serverArguments, watchdog: runner.watchdog)
@@ -245,42 +360,78 @@ struct BenchmarksCommand: ParsableCommand {
             }
         }
         progress.finish()
+        let measuredSeconds = Double(now() &- measurementStart) / 1e9
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
         let goals = Goals.check(results)
-        print(
-            Report.render(
-                results,
-                goals: goals,
-                machine: machine,
-                settings: settings,
-                countsAllocations: countsAllocations
-            ) + (concurrencyOutcome.map(ConcurrencyOnPool.render) ?? "") + (serverOutcome.map(ServerReport.render) ?? "")
-                + (serverInstalledOutcome.map { ServerWithPoolInstalled.render(installed: $0, main: serverOutcome) } ?? "")
-        )
+        let verdicts = results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
+        let allNoise = results.flatMap(\.noise) + (concurrencyOutcome?.noise ?? []) + (serverOutcome?.noise.flatMap { $0 } ?? [])
+        let noiseSummary = NoiseSummary(allNoise)
+        let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }
 
-        if let json {
-            let report = JSONReport(
-                machine: machine,
-                settings: .init(
-                    quick: quick,
-                    repetitions: settings.repetitions,
-                    sampleNanoseconds: settings.sampleNanoseconds,
-                    producerCounts: threads,
-                    filter: filter,
-                    allocationCountingWorks: countsAllocations
-                ),
-                results: results,
-                goals: goals,
-                server: serverOutcome,
-                serverWithPoolInstalled: serverInstalledOutcome,
-                concurrency: concurrencyOutcome
+        var report = Report.header(
+            .init(
+                machine: machine, settings: settings, budgetMinutes: budgetMinutes, measuredSeconds: measuredSeconds,
+                countsAllocations: countsAllocations
             )
-            try report.write(to: json)
+        )
+        report += Report.noise(noiseSummary, verdicts: verdicts)
+        report += Report.render(results, goals: goals)
+        if let concurrencyOutcome {
+            report += ConcurrencyOnPool.render(concurrencyOutcome)
+            if !concurrencyOutcome.goals.isEmpty {
+                report += "\n### Swift Concurrency goals (judged on this run's intervals)\n\n"
+                report += Report.goalsTable(concurrencyOutcome.goals)
+            }
+        }
+        if let serverOutcome { report += ServerReport.render(serverOutcome) }
+        if let serverInstalledOutcome {
+            report += ServerWithPoolInstalled.render(installed: serverInstalledOutcome, main: serverOutcome)
+        }
+        report += Report.aaTable(verdicts.filter(\.isAA))
+        if let baselineComparisons, let baseline { report += Baseline.render(baselineComparisons, name: baseline) }
+        print(report)
+        if let markdown {
+            try report.write(toFile: markdown, atomically: true, encoding: .utf8)
+            writeError("wrote \(markdown)\n")
+        }
+
+        let jsonReport = JSONReport(
+            machine: machine,
+            settings: .init(
+                quick: quick,
+                full: full,
+                budgetMinutes: budgetMinutes,
+                seed: seed,
+                sampleNanoseconds: settings.sampleNanoseconds,
+                targetHalfWidth: settings.stopping.targetHalfWidth,
+                minimumRounds: settings.stopping.minimumRounds,
+                maximumRounds: settings.stopping.maximumRounds,
+                producerCounts: threads,
+                filter: filter,
+                allocationCountingWorks: countsAllocations,
+                instructionCounting: PerfCounters.unavailableReason.map { "n/a: \($0)" } ?? "perf_event_open"
+            ),
+            measuredSeconds: measuredSeconds,
+            verdicts: verdicts,
+            goals: goals + (concurrencyOutcome?.goals ?? []) + (serverOutcome?.goals ?? []),
+            noise: noiseSummary,
+            comparisons: JSONReport.comparisons(results),
+            server: serverOutcome,
+            serverWithPoolInstalled: serverInstalledOutcome,
+            concurrency: concurrencyOutcome,
+            baselineName: baseline,
+            baselineComparisons: baselineComparisons
+        )
+        if let json {
+            try jsonReport.write(to: json)
             writeError("wrote \(json)\n")
         }
+        if let saveBaseline {
+            writeError("saved the baseline \(saveBaseline) as \(try Baseline.save(jsonReport, as: saveBaseline))\n")
+        }
         if let chart {
-            if let svg = SVGChart.executorThroughput(results, machine: machine, repetitions: settings.repetitions) {
+            if let svg = SVGChart.executorThroughput(results, machine: machine) {
                 try svg.write(toFile: chart, atomically: true, encoding: .utf8)
                 writeError("wrote \(chart)\n")
             } else {
@@ -297,12 +448,10 @@ struct BenchmarksCommand: ParsableCommand {
         }
         if isDebugBuild { warnAboutDebugBuild() }
         let failed = results.flatMap(\.entries).filter { $0.error != nil }
-        if !failed.isEmpty { throw ExitCode(1) }
-        if let outcome = serverOutcome, outcome.skipped == nil,
-            outcome.runs.count < server.settings.rounds * server.settings.fanOuts.count
-                * server.settings.jobNanoseconds.count * serverPeers.count
-        {
-            throw ExitCode(1)  // a wrk run failed (reported above)
+        if !failed.isEmpty || concurrencyOutcome?.error != nil { throw ExitCode(1) }
+        if check, let regressions = baselineComparisons?.filter({ $0.verdict == .worse }), !regressions.isEmpty {
+            writeError("--check: \(regressions.count) row(s) regressed against the baseline \(baseline ?? "")\n")
+            throw ExitCode(2)
         }
     }
 
@@ -320,4 +469,9 @@ struct BenchmarksCommand: ParsableCommand {
             """
         )
     }
+}
+
+extension Comparison {
+    /// The report section this comparison belongs to.
+    var section: Section { Section(group: group) }
 }

@@ -1,41 +1,40 @@
 import Foundation
 
+import BenchmarkStatistics
+import Foundation
+
 /// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads`, each
-/// measured in child processes of this benchmark of two configurations: Swift's default
-/// global executor, and `ThreadPool.shared` installed as the global executor. The
-/// children run one after the other while this process idles. The full mode runs four of
-/// each, in the order ABBAABBA, and takes the median over every sample of a
-/// configuration's four processes. On this VM one process's medians can sit 1.5× above
-/// another's for the same workload (three pairs run back to back put the speed-up of
-/// `Task {}` batches at 1.64×, 2.00× and 2.56×), so more processes, alternated so that
-/// drift favours neither, make the medians less a matter of which phase each child met.
-/// `--quick` runs one of each.
+/// measured in child processes of this benchmark of two configurations, A: Swift's default
+/// global executor, and B: `ThreadPool.shared` installed as the global executor. The process
+/// is where the variance lives (one process's medians can sit 1.5× above another's for the
+/// same workload), so the process is the unit: each round runs three children one after the
+/// other, two of A and one of B, in an order drawn at random, while this process idles. Each
+/// child reports its median per workload; a round's ratio is the two A children's geometric
+/// mean over the B child's, and the two A children against each other are the A/A.
 enum ConcurrencyOnPool {
     static let group = "Swift Concurrency on the Bolts pool"
 
     struct Row: Codable {
         var name: String
         var unit: String
-        /// Median ns per operation with Swift's default global executor.
+        /// Geometric mean over the rounds of each child's median ns per operation, with Swift's
+        /// default global executor.
         var defaultExecutorNanoseconds: Double?
-        /// Median ns per operation with the Bolts pool installed as the global executor.
+        /// The same with the Bolts pool installed as the global executor.
         var poolInstalledNanoseconds: Double?
-        /// Default ÷ installed (above 1: the installed pool is faster).
-        var speedUp: Double?
+        /// Every child's median, per configuration.
         var defaultExecutorSamples: [Double]
         var poolInstalledSamples: [Double]
     }
 
-    /// A goal of the issue this section answers, judged on this run's medians.
-    struct Goal: Codable {
-        var statement: String
-        var measured: String
-        var met: Bool
-    }
-
     struct Outcome: Codable {
         var rows: [Row]
-        var goals: [Goal]
+        var verdicts: [VerdictRow]
+        var goals: [GoalCheck]
+        var noise: [RoundNoise]
+        /// How each child sized its samples: "full", "budget" (a quarter of the full
+        /// operations) or "quick" (a tenth).
+        var childMode: String
         var error: String?
     }
 
@@ -46,106 +45,233 @@ enum ConcurrencyOnPool {
             || ConcurrencyWorkloads.all.contains { $0.name.lowercased().contains(filter) }
     }
 
-    static func run(quick: Bool, repetitions: Int, progress: Progress, watchdog: Watchdog) -> Outcome {
-        let order = quick ? [false, true] : [false, true, true, false, false, true, true, false]
-        var measured: [Bool: [String: [Double]]] = [false: [:], true: [:]]
-        for installed in order {
-            let text = "\(group): child process, \(installed ? "pool installed" : "default executor")"
-            watchdog.beat(text)
-            progress.update(text)
-            do {
-                let result = try runChild(installed: installed, quick: quick, repetitions: repetitions)
-                for (name, samples) in result.samples { measured[installed]![name, default: []] += samples }
-            } catch {
-                return Outcome(rows: [], goals: [], error: "\(error)")
+    /// The child's arguments for `childMode`.
+    static func childArguments(installed: Bool, childMode: String, repetitions: Int) -> [String] {
+        ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)",
+         "--concurrency-scale", childMode]
+    }
+
+    static func run(
+        childMode: String,
+        repetitions: Int,
+        stopping: StoppingRule,
+        budget: Budget,
+        weight: Double,
+        seed: UInt64,
+        progress: Progress,
+        watchdog: Watchdog
+    ) -> Outcome {
+        let share = budget.allot(weight)
+        let started = now()
+        var generator = SeededGenerator(seed: seed)
+        // Per round: each workload's median in the two default children and the installed one.
+        var rounds: [(first: [String: Double], second: [String: Double], installed: [String: Double])] = []
+        var noise: [RoundNoise] = []
+        var lastRound: UInt64 = 0
+        var widest: Double?
+        while stopping.wantsAnotherRound(
+            rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
+            lastRound: lastRound, budget: budget
+        ) {
+            let roundStart = now()
+            let before = NoiseProbe.read()
+            var medians: [Int: [String: Double]] = [:]
+            for (position, arm) in [0, 1, 2].shuffled(using: &generator).enumerated() {
+                let installed = arm == 2
+                var text = "\(group): round \(rounds.count + 1), child \(position + 1)/3 "
+                text += installed ? "(pool installed)" : "(default executor)"
+                if let widest { text += String(format: ", widest interval ±%.1f%%", widest * 100) }
+                if let left = budget.secondsLeft { text += String(format: ", %.0f s left", left) }
+                watchdog.beat(text)
+                progress.update(text)
+                do {
+                    let data = try runBenchmarkChild(
+                        childArguments(installed: installed, childMode: childMode, repetitions: repetitions)
+                    )
+                    let result = try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
+                    medians[arm] = result.samples.compactMapValues { median($0) }
+                } catch {
+                    return Outcome(rows: [], verdicts: [], goals: [], noise: noise, childMode: childMode, error: "\(error)")
+                }
             }
+            noise.append(NoiseProbe.between(before, NoiseProbe.read()))
+            rounds.append((medians[0] ?? [:], medians[1] ?? [:], medians[2] ?? [:]))
+            lastRound = now() &- roundStart
+            widest = verdicts(rounds, noise).filter { !$0.isAA && $0.subject == installedSubject }
+                .compactMap { $0.estimate?.relativeHalfWidth }.max()
         }
+        NoiseProbe.flagPreemption(&noise)
         let rows = ConcurrencyWorkloads.all.map { workload in
-            let d = measured[false]![workload.name] ?? []
-            let i = measured[true]![workload.name] ?? []
-            let dm = median(d)
-            let im = median(i)
+            let d = rounds.flatMap { [$0.first[workload.name], $0.second[workload.name]].compactMap { $0 } }
+            let i = rounds.compactMap { $0.installed[workload.name] }
             return Row(
                 name: workload.name,
                 unit: workload.unit,
-                defaultExecutorNanoseconds: dm,
-                poolInstalledNanoseconds: im,
-                speedUp: dm.flatMap { dm in im.map { dm / $0 } },
+                defaultExecutorNanoseconds: Verdicts.geometricMean(d),
+                poolInstalledNanoseconds: Verdicts.geometricMean(i),
                 defaultExecutorSamples: d,
                 poolInstalledSamples: i
             )
         }
-        return Outcome(rows: rows, goals: goals(rows), error: nil)
+        let verdicts = verdicts(rounds, noise)
+        return Outcome(rows: rows, verdicts: verdicts, goals: goals(verdicts), noise: noise, childMode: childMode, error: nil)
     }
 
-    private static func runChild(installed: Bool, quick: Bool, repetitions: Int) throws
-        -> ConcurrencyWorkloads.Measured
-    {
-        let data = try runBenchmarkChild(
-            ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)"]
-                + (quick ? ["--quick"] : [])
-        )
-        return try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
+    static let installedSubject = "pool installed"
+    static let defaultPeer = "default executor"
+
+    private static func metric(_ unit: String) -> Metric {
+        Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
     }
 
-    private static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
-    /// The row whose workload name starts with `prefix`.
-    private static func row(_ prefix: String, in rows: [Row]) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
-
-    private static func goals(_ rows: [Row]) -> [Goal] {
-        func row(_ prefix: String) -> Row? { Self.row(prefix, in: rows) }
-        var goals: [Goal] = []
-        func speedUp(_ prefix: String, atLeast bound: Double, _ statement: String) {
-            guard let r = row(prefix), let s = r.speedUp else { return }
-            goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
+    /// The section's verdicts from its rounds so far:
+    /// - every workload, pool installed against the default executor (the two default
+    ///   children are the peer and its twin);
+    /// - in the default children, the pool as a task executor against the default executor's
+    ///   own workload (`preferred`), and Bolts' awaits against Swift's round trip: the two
+    ///   children's in-process ratios averaged per round, their reference workload in the two
+    ///   children as the A/A;
+    /// - in the installed child, Bolts' awaits against Swift's round trip, judged with the
+    ///   threshold of the default children's A/A of that round trip (one installed child a
+    ///   round has no twin).
+    static func verdicts(
+        _ rounds: [(first: [String: Double], second: [String: Double], installed: [String: Double])],
+        _ noise: [RoundNoise]
+    ) -> [VerdictRow] {
+        var rows: [VerdictRow] = []
+        func draw(_ round: Int) -> Bool { (round &* 2_654_435_761) & 0x100 != 0 }
+        for workload in ConcurrencyWorkloads.all {
+            var values = PairedValues()
+            for (index, round) in rounds.enumerated() {
+                guard let i = round.installed[workload.name], let a = round.first[workload.name],
+                    let b = round.second[workload.name]
+                else { continue }
+                values.subject.append(i)
+                values.peer.append(a)
+                values.twin.append(b)
+                values.twinFirst.append(draw(index))
+                values.round.append(index)
+            }
+            values.markContaminated(noise)
+            let (row, aa) = Verdicts.pair(
+                section: .swiftConcurrency, name: workload.name, subject: installedSubject, peer: defaultPeer,
+                metric: metric(workload.unit), values
+            )
+            if let aa { rows.append(aa) }
+            rows.append(row)
         }
-        speedUp("Task {} (batches", atLeast: 2, "pool installed: unstructured Task {} ≥ 2× faster than the default executor")
-        speedUp("task-group child (1", atLeast: 1.5, "pool installed: task-group children ≥ 1.5× faster")
-        speedUp("Task { } + await value", atLeast: 1, "pool installed: an await round trip no slower (≥ 1.0×)")
-        // The pool as a task executor, against the default executor's same workload (both
-        // measured in the default child).
-        func versus(_ mine: String, _ theirs: String, atLeast bound: Double, _ statement: String) {
-            guard let m = row(mine)?.defaultExecutorNanoseconds, let t = row(theirs)?.defaultExecutorNanoseconds else { return }
-            let s = t / m
-            goals.append(Goal(statement: statement, measured: String(format: "%.2f×", s), met: s >= bound))
+        /// `mine` against `theirs`, both measured in the same child, in the default children
+        /// (`installed` false) or the installed one.
+        func inProcess(_ mine: String, _ theirs: String, installed: Bool, name: String, threshold: Double?) -> [VerdictRow] {
+            var values = PairedValues()
+            for (index, round) in rounds.enumerated() {
+                if installed {
+                    guard let m = round.installed[mine], let t = round.installed[theirs] else { continue }
+                    values.subject.append(m)
+                    values.peer.append(t)
+                } else {
+                    guard let m1 = round.first[mine], let m2 = round.second[mine], let t1 = round.first[theirs],
+                        let t2 = round.second[theirs]
+                    else { continue }
+                    // The geometric mean of the two children's own values: the round's log ratio
+                    // is then the mean of the two in-process log ratios.
+                    values.subject.append((m1 * m2).squareRoot())
+                    values.peer.append(t1)
+                    values.twin.append(t2)
+                    values.twinFirst.append(draw(index))
+                }
+                values.round.append(index)
+            }
+            values.markContaminated(noise)
+            let configuration = installed ? installedSubject : defaultPeer
+            if installed {
+                return [Verdicts.row(
+                    section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
+                    peer: "\(theirs) (\(configuration))", metric: metric("operation"), values, threshold: threshold
+                )]
+            }
+            let (row, aa) = Verdicts.pair(
+                section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
+                peer: "\(theirs) (\(configuration))", metric: metric("operation"), values
+            )
+            return (aa.map { [$0] } ?? []) + [row]
         }
-        versus("Task(executorPreference: pool) {} (batches", "Task {} (batches", atLeast: 1.5,
-               "preferred pool: unstructured tasks ≥ 1.5× faster than the default executor's")
-        versus("Task(executorPreference: pool) {} from a task on the pool", "Task {} (batches", atLeast: 1.5,
-               "preferred pool: unstructured tasks spawned by a task on the pool ≥ 1.5× faster than the default executor's")
-        versus("task-group child under", "task-group child (1", atLeast: 1.5,
-               "preferred pool: task-group children ≥ 1.5× faster than the default executor's")
-        versus("round trip through a preferred pool, caller on the pool", "Task { } + await value", atLeast: 1,
-               "preferred pool: a round trip (caller on the pool) no slower than the default executor's")
-        versus("round trip through a preferred pool, caller on the global", "Task { } + await value", atLeast: 1,
-               "preferred pool: a round trip from the default executor no slower than the default executor's own")
-        // Bolts' awaits against Swift's own round trip, in each configuration.
-        for (prefix, what) in [("Bolts Task.execute", "Task.execute(.pool) + try await value"),
-                               ("Bolts Task.fromAsync", "Task.fromAsync + try await value")] {
-            guard let bolts = row(prefix), let swift = row("Task { } + await value") else { continue }
-            for (installed, b, s) in [(false, bolts.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds),
-                                      (true, bolts.poolInstalledNanoseconds, swift.poolInstalledNanoseconds)] {
-                guard let b, let s else { continue }
-                goals.append(Goal(
-                    statement: "\(installed ? "pool installed" : "default executor"): \(what) ≤ 1.0× Swift's Task {} + await value",
-                    measured: String(format: "%.2f×", b / s),
-                    met: b <= s
-                ))
+        for (mine, theirs) in preferredPairs {
+            rows += inProcess(mine, theirs, installed: false, name: "preferred pool: \(mine)", threshold: nil)
+        }
+        for mine in boltsAwaits {
+            let defaultRows = inProcess(mine, swiftRoundTrip, installed: false, name: "\(mine) vs Swift's round trip", threshold: nil)
+            rows += defaultRows
+            let threshold = defaultRows.first(where: \.isAA)?.noiseThreshold
+            rows += inProcess(mine, swiftRoundTrip, installed: true, name: "\(mine) vs Swift's round trip", threshold: threshold)
+        }
+        return rows
+    }
+
+    /// Swift's own round trip, the reference of Bolts' awaits.
+    static let swiftRoundTrip = "Task { } + await value (round trip)"
+    /// Bolts' awaits, each against `swiftRoundTrip` in the same child.
+    static let boltsAwaits = [
+        "Bolts Task.execute(.pool) + try await value", "Bolts Task.fromAsync {} + try await value",
+    ]
+    /// The pool as a task executor (the subject) and the default executor's same workload.
+    static let preferredPairs = [
+        ("Task(executorPreference: pool) {} (batches of 256)", "Task {} (batches of 256)"),
+        ("Task(executorPreference: pool) {} from a task on the pool (batches of 256)", "Task {} (batches of 256)"),
+        ("task-group child under withTaskExecutorPreference(pool)", "task-group child (1,000 per group)"),
+        ("round trip through a preferred pool, caller on the pool too", swiftRoundTrip),
+        ("round trip through a preferred pool, caller on the global executor", swiftRoundTrip),
+    ]
+
+    private static func goals(_ verdicts: [VerdictRow]) -> [GoalCheck] {
+        func installed(_ workload: String) -> [LabelledRow] {
+            [LabelledRow(label: "", row: verdicts.first { !$0.isAA && $0.name == workload && $0.subject == installedSubject })]
+        }
+        func named(_ name: String, installed: Bool) -> [LabelledRow] {
+            let suffix = installed ? "(\(installedSubject))" : "(\(defaultPeer))"
+            return [LabelledRow(label: "", row: verdicts.first { !$0.isAA && $0.name == name && $0.subject.hasSuffix(suffix) })]
+        }
+        var goals: [GoalCheck] = [
+            Goals.ratio("pool installed: unstructured Task {} ≥ 2× as fast as the default executor",
+                        installed("Task {} (batches of 256)"), atLeast: 2),
+            Goals.ratio("pool installed: 10,000 Task {} spawned at once ≥ 1.5× as fast",
+                        installed("Task {} (10,000 spawned at once)"), atLeast: 1.5),
+            Goals.ratio("pool installed: task-group children at least as fast (≥ 1.0×)",
+                        installed("task-group child (1,000 per group)"), atLeast: 1),
+            Goals.ratio("pool installed: an await round trip at least as fast (≥ 1.0×)",
+                        installed(swiftRoundTrip), atLeast: 1),
+        ]
+        let preferred = [
+            ("preferred pool: unstructured tasks ≥ 1.5× as fast as the default executor's", 0, 1.5),
+            ("preferred pool: unstructured tasks spawned by a task on the pool ≥ 1.5× as fast as the default executor's", 1, 1.5),
+            ("preferred pool: task-group children at least as fast as the default executor's (≥ 1.0×)", 2, 1.0),
+            ("preferred pool: a round trip with the caller on the pool at least as fast as the default executor's own", 3, 1.0),
+            ("preferred pool: a round trip from a default-executor task ≥ 0.25× the default executor's own (≤ 4× its time)", 4, 0.25),
+        ]
+        for (statement, index, bound) in preferred {
+            goals.append(Goals.ratio(statement, named("preferred pool: \(preferredPairs[index].0)", installed: false), atLeast: bound))
+        }
+        for (mine, what) in zip(boltsAwaits, ["Task.execute(.pool) + try await value", "Task.fromAsync + try await value"]) {
+            for installed in [false, true] {
+                goals.append(
+                    Goals.ratio(
+                        "\(installed ? "pool installed" : "default executor"): \(what) ≤ 1.0× the time of Swift's Task {} + await value",
+                        named("\(mine) vs Swift's round trip", installed: installed), atLeast: 1
+                    )
+                )
             }
         }
         return goals
     }
 
+    /// The row whose workload name starts with `prefix`.
+    private static func row(_ prefix: String, in rows: [Row]) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
+
     /// What the two floor rows say against Swift's round trip: the least an await that
     /// keeps `value`'s cancellation contract can cost, before any Bolts task.
     private static func contractFloor(_ rows: [Row]) -> String? {
         func row(_ prefix: String) -> Row? { Self.row(prefix, in: rows) }
-        guard let swift = row("Task { } + await value"), let bare = row("a Task {} resumes a continuation"),
+        guard let swift = row(swiftRoundTrip), let bare = row("a Task {} resumes a continuation"),
             let handled = row("the same inside withTaskCancellationHandler")
         else { return nil }
         func ratio(_ a: Double?, _ b: Double?) -> String {
@@ -163,22 +289,34 @@ enum ConcurrencyOnPool {
     static func render(_ outcome: Outcome) -> String {
         var text = "\n## \(group)\n\n"
         if let error = outcome.error { return text + "Not measured: \(error)\n" }
-        text += "Each workload runs in child processes of this benchmark, alternated (four of each, ABBAABBA; one "
-        text += "of each with --quick): A with Swift's default global executor (Dispatch), B with "
-        text += "`ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` called first thing. Median time per "
-        text += "operation over every sample of a configuration's processes; speed-up = default ÷ installed (above 1: "
-        text += "the installed pool is faster). The preferred-pool rows use `ThreadPool.shared` as a task executor in both.\n\n"
-        text += "| workload | unit | default executor | pool installed | speed-up |\n"
-        text += "|---|---|---:|---:|---:|\n"
+        text += "The process is the unit here: each round runs three child processes of this benchmark one after "
+        text += "the other, in an order drawn at random: two with Swift's default global executor (Dispatch) and one "
+        text += "that called `ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` first thing. Each child "
+        text += "reports its median per workload (\(outcome.childMode) sizes). Ratio = default ÷ installed time "
+        text += "(above 1: the installed pool is faster), the two default children against each other are the A/A. "
+        text += "Times are geometric means over the rounds.\n\n"
+        var table = MarkdownTable(
+            headers: ["workload", "default", "installed", "ratio [95% interval]", "verdict", "noise", "rounds"],
+            alignments: [.left, .right, .right, .right, .left, .right, .right]
+        )
         for row in outcome.rows {
-            let d = row.defaultExecutorNanoseconds.map { $0.formattedNanoseconds } ?? "–"
-            let i = row.poolInstalledNanoseconds.map { $0.formattedNanoseconds } ?? "–"
-            let s = row.speedUp.map { String(format: "%.2f×", $0) } ?? "–"
-            text += "| \(row.name) | \(row.unit) | \(d) | \(i) | \(s) |\n"
+            let verdict = outcome.verdicts.first { !$0.isAA && $0.name == row.name && $0.subject == installedSubject }
+            table.rows.append([
+                "\(row.name) (per \(row.unit))",
+                row.defaultExecutorNanoseconds?.formattedNanoseconds ?? "–",
+                row.poolInstalledNanoseconds?.formattedNanoseconds ?? "–",
+                verdict?.formattedRatioAndInterval ?? "–",
+                verdict?.formattedVerdict ?? "–",
+                verdict?.formattedThreshold ?? "–",
+                verdict.map { String($0.rounds) } ?? "0",
+            ])
         }
-        if !outcome.goals.isEmpty {
-            text += "\n| goal | measured | met |\n|---|---:|:---:|\n"
-            for goal in outcome.goals { text += "| \(goal.statement) | \(goal.measured) | \(goal.met ? "yes" : "**no**") |\n" }
+        text += table.render()
+        let inProcess = outcome.verdicts.filter { !$0.isAA && $0.subject != installedSubject }
+        if !inProcess.isEmpty {
+            text += "\nWithin one child: the pool as a task executor against the default executor's own workload, and "
+            text += "Bolts' awaits against Swift's round trip (ratio = the reference's time ÷ the subject's).\n\n"
+            text += Report.verdictTable(inProcess, nameTitle: "comparison", showPeer: true)
         }
         if let floor = contractFloor(outcome.rows) { text += "\n" + floor + "\n" }
         return text

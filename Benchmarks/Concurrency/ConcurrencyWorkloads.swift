@@ -14,7 +14,8 @@ enum ConcurrencyWorkloads {
     struct Workload: Sendable {
         /// Stable name (the key that pairs the two processes' results).
         var name: String
-        /// Operations per sample in the full mode (a tenth with --quick).
+        /// Operations per sample in the full mode (a quarter within a time budget, a tenth
+        /// with --quick; `divisor(forScale:)`).
         var iterations: Int
         /// What one operation is.
         var unit: String
@@ -116,6 +117,16 @@ enum ConcurrencyWorkloads {
         },
     ]
 
+    /// How many times fewer operations than the full mode a sample takes at `scale`: "full",
+    /// "budget" (the default run, within its time budget) or "quick".
+    static func divisor(forScale scale: String) -> Int {
+        switch scale {
+        case "full": return 1
+        case "quick": return 10
+        default: return 4
+        }
+    }
+
     /// One configuration's results: nanoseconds per operation, every sample.
     struct Measured: Codable {
         var installed: Bool
@@ -126,7 +137,7 @@ enum ConcurrencyWorkloads {
     /// `repetitions` times (after one warm-up run) and prints the results as one JSON line.
     /// `filter` (run by hand, for profiling one workload) keeps the workloads whose name
     /// contains it; the parent passes none.
-    static func runChild(installed: Bool, quick: Bool, repetitions: Int, filter: String? = nil) throws -> Never {
+    static func runChild(installed: Bool, scale: String, repetitions: Int, filter: String? = nil) throws -> Never {
         if installed {
             guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
                 writeError("the child could not install the pool as the global executor\n")
@@ -135,7 +146,7 @@ enum ConcurrencyWorkloads {
         }
         var samples: [String: [Double]] = [:]
         for workload in all where filter.map({ workload.name.lowercased().contains($0.lowercased()) }) ?? true {
-            let n = max(100, quick ? workload.iterations / 10 : workload.iterations)
+            let n = max(100, workload.iterations / divisor(forScale: scale))
             _ = try time(workload, n)  // warm-up
             samples[workload.name] = try (0..<repetitions).map { _ in try time(workload, n) / Double(n) }
         }

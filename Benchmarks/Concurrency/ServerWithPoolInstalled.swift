@@ -17,9 +17,17 @@ enum ServerWithPoolInstalled {
             writeError("the child could not install the pool as the global executor\n")
             exit(2)
         }
-        let progress = Progress()
-        let outcome = ServerBenchmark(settings: settings, peers: peers)
-            .run(progress: progress, watchdog: Watchdog(limitSeconds: 300))
+        let progress = Progress(budget: nil)
+        let outcome = ServerBenchmark(settings: settings, peers: peers).run(
+            progress: progress,
+            watchdog: Watchdog(limitSeconds: 300),
+            pacing: .init(
+                budget: Budget(seconds: nil, totalWeight: 1),
+                stopping: StoppingRule(minimumRounds: settings.rounds, maximumRounds: settings.rounds),
+                weightPerConfiguration: 1,
+                seed: UInt64(settings.rounds)
+            )
+        )
         progress.finish()
         let data = try JSONEncoder().encode(outcome)
         print(String(decoding: data, as: UTF8.self))

@@ -1,186 +1,213 @@
-/// The product's goals, judged from this run's numbers only. A goal whose numbers are
-/// missing (filtered out, failed) is reported as not judged, never as met.
+import Foundation
+import BenchmarkStatistics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One of the product's goals, judged from this run only, on intervals: met when the bound
+/// that the goal names is cleared by the whole interval, not met when the whole interval
+/// misses it, undecided when the interval holds it. A goal whose rows are missing (filtered
+/// out, failed) is undecided, never met. `decidedBy` says which bound decided.
 struct GoalCheck: Codable {
     var goal: String
     var measured: String
-    var met: Bool?
+    var verdict: GoalVerdict
+    var decidedBy: String
+}
+
+/// A row with the label it has in a goal's text ("P=4", "16 jobs of ~3 µs").
+struct LabelledRow {
+    var label: String
+    var row: VerdictRow?
 }
 
 enum Goals {
+    /// A goal that every row's ratio be at least `bound` (or, with `atMost`, at most it).
+    static func ratio(_ goal: String, _ rows: [LabelledRow], atLeast bound: Double) -> GoalCheck {
+        judge(goal, rows, bound: bound, isLowerBound: true)
+    }
+
+    static func ratio(_ goal: String, _ rows: [LabelledRow], atMost bound: Double) -> GoalCheck {
+        judge(goal, rows, bound: bound, isLowerBound: false)
+    }
+
+    private static func judge(_ goal: String, _ rows: [LabelledRow], bound: Double, isLowerBound: Bool) -> GoalCheck {
+        guard !rows.isEmpty else {
+            return GoalCheck(goal: goal, measured: "not measured in this run", verdict: .undecided, decidedBy: "no data")
+        }
+        var measured: [String] = []
+        var missed: [String] = []
+        var open: [String] = []
+        var met: [(String, Double)] = []
+        for labelled in rows {
+            let prefix = labelled.label.isEmpty ? "" : labelled.label + ": "
+            guard let row = labelled.row, let estimate = row.estimate else {
+                measured.append(prefix + "no interval")
+                open.append(prefix + "no interval")
+                continue
+            }
+            measured.append(prefix + row.formattedRatioAndInterval)
+            let verdict = isLowerBound ? PairedStatistics.atLeast(estimate, bound) : PairedStatistics.atMost(estimate, bound)
+            switch verdict {
+            case .met: met.append((labelled.label, isLowerBound ? estimate.low : estimate.high))
+            case .notMet:
+                missed.append(
+                    isLowerBound
+                        ? "\(prefix)high bound \(String(format: "%.2f", estimate.high)) < \(bound.formattedBound)"
+                        : "\(prefix)low bound \(String(format: "%.2f", estimate.low)) > \(bound.formattedBound)"
+                )
+            case .undecided: open.append("\(prefix)interval holds \(bound.formattedBound)")
+            }
+        }
+        let text = measured.joined(separator: "; ")
+        if !missed.isEmpty {
+            return GoalCheck(goal: goal, measured: text, verdict: .notMet, decidedBy: missed.joined(separator: "; "))
+        }
+        if !open.isEmpty {
+            return GoalCheck(goal: goal, measured: text, verdict: .undecided, decidedBy: open.joined(separator: "; "))
+        }
+        let closest = isLowerBound ? met.min { $0.1 < $1.1 }! : met.max { $0.1 < $1.1 }!
+        let at = closest.0.isEmpty ? "" : " (closest: \(closest.0))"
+        return GoalCheck(
+            goal: goal,
+            measured: text,
+            verdict: .met,
+            decidedBy: isLowerBound
+                ? "low bound \(String(format: "%.2f", closest.1)) ≥ \(bound.formattedBound)\(at)"
+                : "high bound \(String(format: "%.2f", closest.1)) ≤ \(bound.formattedBound)\(at)"
+        )
+    }
+
+    /// A goal on an exact count (allocations): no interval, the count itself decides.
+    static func count(_ goal: String, measured: String, value: Double?, atMost bound: Double) -> GoalCheck {
+        guard let value else {
+            return GoalCheck(goal: goal, measured: "not measured in this run", verdict: .undecided, decidedBy: "no data")
+        }
+        return GoalCheck(
+            goal: goal,
+            measured: measured,
+            verdict: value <= bound ? .met : .notMet,
+            decidedBy: "an exact count (it does not vary between rounds)"
+        )
+    }
+
+    /// The task operations' and executors' goals.
     static func check(_ results: [ComparisonResult]) -> [GoalCheck] {
         var checks: [GoalCheck] = []
         let ops = results.filter { $0.group == Catalog.taskOperationsGroup }
 
         func find(_ operationPrefix: String, _ entryPrefix: String) -> (ComparisonResult, EntryResult)? {
             for comparison in ops where comparison.operation.hasPrefix(operationPrefix) {
-                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }
-                ) {
+                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }) {
                     return (comparison, entry)
                 }
             }
             return nil
         }
-
-        func ratioCheck(_ goal: String, _ operation: String, _ entryPrefix: String, atMost bar: Double, aimNs: Double) {
-            guard let (comparison, entry) = find(operation, entryPrefix), let ratio = comparison.timeRatio(entry),
-                let ns = entry.medianNanosecondsPerOperation
-            else {
-                checks.append(GoalCheck(goal: goal, measured: "not measured in this run", met: nil))
-                return
-            }
-            let aim = ns <= aimNs ? "aim ≤\(Int(aimNs)) ns reached" : "aim ≤\(Int(aimNs)) ns not reached"
-            checks.append(
-                GoalCheck(
-                    goal: goal,
-                    measured:
-                        "\(ns.formattedNanoseconds) vs \(comparison.reference?.medianNanosecondsPerOperation?.formattedNanoseconds ?? "?") = \(ratio.formattedRatio) (\(aim))",
-                    met: ratio <= bar
-                )
-            )
+        func row(_ operationPrefix: String, _ entryPrefix: String) -> [LabelledRow] {
+            guard let (comparison, entry) = find(operationPrefix, entryPrefix) else { return [] }
+            return [LabelledRow(label: "", row: comparison.verdict(for: entry.name))]
         }
 
-        ratioCheck(
-            "continueWith on a completed task ≤ 0.5× SwiftNIO map on its loop",
-            "continueWith on a completed task",
-            "Bolts continueWith",
-            atMost: 0.5,
-            aimNs: 50
+        checks.append(
+            ratio(
+                "continueWith on a completed task ≥ 2× as fast as SwiftNIO's map on its loop",
+                row("continueWith on a completed task", "Bolts continueWith"), atLeast: 2
+            )
         )
-        ratioCheck(
-            "promise + one continuation + complete ≤ 0.5× SwiftNIO",
-            "promise + one waiting continuation",
-            "Bolts",
-            atMost: 0.5,
-            aimNs: 60
+        checks.append(
+            ratio(
+                "promise + one continuation + complete ≥ 2× as fast as SwiftNIO",
+                row("promise + one waiting continuation", "Bolts"), atLeast: 2
+            )
         )
-
-        // Chain link against Bolts' own promise + one continuation + complete.
-        if let (_, chain) = find("chain of", "Bolts"), let link = chain.medianNanosecondsPerOperation,
-            let (_, single) = find("promise + one waiting continuation", "Bolts"),
-            let once = single.medianNanosecondsPerOperation
+        // A chain link against Bolts' own promise + one continuation + complete: two
+        // comparisons, so their rounds are not paired; Welch's interval on the two series.
+        if let (chainComparison, chain) = find("chain of", "Bolts"),
+            let (singleComparison, single) = find("promise + one waiting continuation", "Bolts"),
+            let chainRow = chainComparison.verdict(for: chain.name),
+            let singleRow = singleComparison.verdict(for: single.name)
         {
+            let chainTimes = chain.samples.map { log($0.nanosecondsPerOperation) }
+            let singleTimes = single.samples.map { log($0.nanosecondsPerOperation) }
+            let estimate = PairedStatistics.unpairedEstimate(chainTimes, against: singleTimes)
+            var row = chainRow
+            row.ratio = estimate?.ratio
+            row.interval95 = estimate.map { [$0.low, $0.high] }
+            _ = singleRow
             checks.append(
-                GoalCheck(
-                    goal: "chain link ≤ 1.5× Bolts' promise + one continuation + complete",
-                    measured:
-                        "\(link.formattedNanoseconds) per link vs \(once.formattedNanoseconds) = \((link / once).formattedRatio)",
-                    met: link <= 1.5 * once
+                ratio(
+                    "chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete (Welch interval, unpaired)",
+                    [LabelledRow(label: "time ratio", row: row)], atMost: 1.5
                 )
             )
         } else {
             checks.append(
-                GoalCheck(
-                    goal: "chain link ≤ 1.5× Bolts' promise + one continuation + complete",
-                    measured: "not measured in this run",
-                    met: nil
-                )
+                ratio("chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete", [], atMost: 1.5)
             )
         }
 
-        // Pool throughput against Dispatch global, at every producer count.
+        // Pool throughput against Dispatch global and the other executors with threads of
+        // their own, at every producer count.
         let executorResults = results.filter { $0.group == Catalog.executorsGroup }
-        var perCount: [String] = []
-        var allMet: Bool? = executorResults.isEmpty ? nil : true
-        for comparison in executorResults {
-            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
-                comparison.reference?.name.hasPrefix(ExecutorKind.dispatchGlobal.title) == true,
-                let ratio = comparison.timeRatio(pool)
-            else {
-                allMet = nil
-                continue
+        func poolRows(against kind: ExecutorKind?) -> [LabelledRow] {
+            executorResults.compactMap { comparison in
+                guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })
+                else { return nil }
+                let label = "P=\(comparison.producers ?? 0)"
+                guard let kind else { return LabelledRow(label: label, row: comparison.verdict(for: pool.name)) }
+                // Against a peer other than the reference: the pool's rounds and the peer's are
+                // the same rounds, so the two rows' log ratios pair round by round.
+                guard let peer = comparison.entries.first(where: { $0.name.hasPrefix(kind.title) }),
+                    let poolRow = comparison.verdict(for: pool.name), let peerRow = comparison.verdict(for: peer.name)
+                else { return LabelledRow(label: label, row: nil) }
+                let logs = zip(poolRow.logRatios, peerRow.logRatios).map { $0 - $1 }
+                let estimate = PairedStatistics.estimate(logRatios: logs)
+                var row = poolRow
+                row.baseline = peer.name
+                row.ratio = estimate?.ratio
+                row.interval95 = estimate.map { [$0.low, $0.high] }
+                return LabelledRow(label: "\(label) vs \(kind.shortTitle)", row: row)
             }
-            let speedup = 1 / ratio
-            perCount.append("P=\(comparison.producers ?? 0): \(speedup.formattedRatio)")
-            if speedup < 2 { allMet = allMet.map { _ in false } }
         }
         checks.append(
-            GoalCheck(
-                goal: "Bolts pool throughput ≥ 2× DispatchQueue.global() at every producer count",
-                measured: perCount.isEmpty ? "not measured in this run" : perCount.joined(separator: ", "),
-                met: perCount.isEmpty ? nil : allMet
+            ratio(
+                "Bolts pool throughput ≥ 2× DispatchQueue.global() at every producer count",
+                poolRows(against: nil), atLeast: 2
             )
         )
-        // Pool throughput against the other executors with threads of their own.
-        var peerLines: [String] = []
-        var peersMet: Bool? = executorResults.isEmpty ? nil : true
-        for comparison in executorResults {
-            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
-                let poolNs = pool.medianNanosecondsPerOperation
-            else {
-                peersMet = nil
-                continue
-            }
-            var worst: (String, Double)?
-            for kind in [ExecutorKind.nioEventLoopGroup, .concurrencyTask] {
-                guard let peer = comparison.entries.first(where: { $0.name.hasPrefix(kind.title) }),
-                    let peerNs = peer.medianNanosecondsPerOperation
-                else { continue }
-                let speedup = peerNs / poolNs
-                if worst == nil || speedup < worst!.1 { worst = (kind.shortTitle, speedup) }
-            }
-            guard let (name, speedup) = worst else { continue }
-            peerLines.append("P=\(comparison.producers ?? 0): \(speedup.formattedRatio) \(name)")
-            if speedup < 1 { peersMet = peersMet.map { _ in false } }
-        }
         checks.append(
-            GoalCheck(
-                goal:
-                    "Bolts pool throughput ≥ SwiftNIO's event-loop group and Swift Concurrency at every producer count",
-                measured: peerLines.isEmpty
-                    ? "not measured in this run" : "closest peer: " + peerLines.joined(separator: ", "),
-                met: peerLines.isEmpty ? nil : peersMet
+            ratio(
+                "Bolts pool throughput ≥ SwiftNIO's event-loop group and Swift Concurrency at every producer count",
+                poolRows(against: .nioEventLoopGroup) + poolRows(against: .concurrencyTask), atLeast: 1
             )
         )
 
         // Paced hand-off p99 against Dispatch global, at every producer count.
-        let handOffResults = results.filter { $0.group == Catalog.handOffGroup }
-        var latencyLines: [String] = []
-        var latencyMet: Bool? = handOffResults.isEmpty ? nil : true
-        for comparison in handOffResults {
-            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) }),
-                let mine = pool.latency?.p99,
-                let reference = comparison.reference, reference.name.hasPrefix(ExecutorKind.dispatchGlobal.title),
-                let theirs = reference.latency?.p99
-            else {
-                latencyMet = nil
-                continue
-            }
-            latencyLines.append(
-                "P=\(comparison.producers ?? 0): \(Double(mine).formattedNanoseconds) vs \(Double(theirs).formattedNanoseconds)"
+        let handOffRows = results.filter { $0.group == Catalog.handOffGroup }.compactMap { comparison -> LabelledRow? in
+            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })
+            else { return nil }
+            return LabelledRow(
+                label: "P=\(comparison.producers ?? 0)",
+                row: comparison.verdict(for: pool.name, metric: "p99 hand-off latency")
             )
-            if mine > theirs { latencyMet = latencyMet.map { _ in false } }
         }
         checks.append(
-            GoalCheck(
-                goal: "Bolts pool paced hand-off p99 ≤ DispatchQueue.global()'s at every producer count",
-                measured: latencyLines.isEmpty ? "not measured in this run" : latencyLines.joined(separator: ", "),
-                met: latencyLines.isEmpty ? nil : latencyMet
+            ratio(
+                "Bolts pool paced hand-off p99 ≤ DispatchQueue.global()'s at every producer count (ratio ≥ 1)",
+                handOffRows, atLeast: 1
             )
         )
 
-        if let poolNs = executorResults.compactMap({ comparison in
-            comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })?
-                .medianNanosecondsPerOperation
-        }).max() {
-            checks.append(
-                GoalCheck(
-                    goal: "aim: ≤ 100 ns per tiny job on the Bolts pool",
-                    measured: "worst producer count: \(poolNs.formattedNanoseconds) per job",
-                    met: poolNs <= 100
-                )
-            )
-        }
-
-        // Allocations per continuation whose closure captures nothing.
-        if let (_, entry) = find("continueWith on a completed task", "Bolts continueWith"),
+        // Allocations per continuation whose closure captures nothing: exact counts.
+        if let (_, entry) = find("continueWith on a completed task", "Bolts continueWith") {
             let allocations = entry.medianAllocationsPerOperation
-        {
             checks.append(
-                GoalCheck(
-                    goal:
-                        "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
-                    measured: "\(allocations.formattedAllocations) per continuation",
-                    met: allocations <= 1.005
+                count(
+                    "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
+                    measured: "\(allocations?.formattedAllocations ?? "?") per continuation",
+                    value: allocations, atMost: 1.005
                 )
             )
         }
@@ -190,23 +217,29 @@ enum Goals {
         {
             let perContinuation = (withWaiters - base) / 8
             checks.append(
-                GoalCheck(
-                    goal: "≤ 1 allocation per continuation (closure captures nothing): waiting on a pending task",
+                count(
+                    "≤ 1 allocation per continuation (closure captures nothing): waiting on a pending task",
                     measured:
                         "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8 = \(perContinuation.formattedAllocations)",
-                    met: perContinuation <= 1.005
+                    value: perContinuation, atMost: 1.005
                 )
             )
         }
         if let (_, chain) = find("chain of", "Bolts"), let allocations = chain.medianAllocationsPerOperation {
             checks.append(
-                GoalCheck(
-                    goal: "≤ 1 allocation per continuation (closure captures nothing): chain link",
-                    measured: "\(allocations.formattedAllocations) per link",
-                    met: allocations <= 1.005
+                count(
+                    "≤ 1 allocation per continuation (closure captures nothing): chain link",
+                    measured: "\(allocations.formattedAllocations) per link", value: allocations, atMost: 1.005
                 )
             )
         }
         return checks
+    }
+}
+
+extension Double {
+    /// A goal's bound: "2", "1.25", "0.9".
+    var formattedBound: String {
+        self == rounded() ? String(Int(self)) : String(format: "%g", self)
     }
 }

@@ -1,15 +1,25 @@
 import Foundation
 
-/// What `--json` writes: the machine, the settings, every sample of every scenario, the
-/// medians and ratios derived from them, and the goals.
+/// What `--json` writes, and what `--save-baseline` keeps. Its contract is the top-level
+/// `verdicts` array: one object per comparison and metric, with `section`, `name`,
+/// `subject`, `baseline` (the peer), `metric`, `ratio` (how many times better the subject
+/// is; above 1 always means better), `interval95`, `verdict`, `rounds` and
+/// `noiseThreshold`; the A/A rows (`isAA`) are among them. The rest is detail: the machine,
+/// the settings, every sample, the goals, each round's noise.
 struct JSONReport: Codable {
     struct Settings: Codable {
         var quick: Bool
-        var repetitions: Int
+        var full: Bool
+        var budgetMinutes: Double?
+        var seed: UInt64
         var sampleNanoseconds: UInt64
+        var targetHalfWidth: Double
+        var minimumRounds: Int
+        var maximumRounds: Int
         var producerCounts: [Int]
         var filter: String?
         var allocationCountingWorks: Bool
+        var instructionCounting: String
     }
 
     struct Entry: Codable {
@@ -19,11 +29,8 @@ struct JSONReport: Codable {
         var isReference: Bool
         var expectedAllocations: String
         var medianNanosecondsPerOperation: Double?
-        var minimumNanosecondsPerOperation: Double?
-        var maximumNanosecondsPerOperation: Double?
         var medianAllocationsPerOperation: Double?
-        /// Median time per operation ÷ the reference's.
-        var timeRatioToReference: Double?
+        var medianInstructionsPerOperation: Double?
         /// Hand-off latency over all measured samples (executors only).
         var latency: LatencySummary?
         var error: String?
@@ -31,42 +38,36 @@ struct JSONReport: Codable {
     }
 
     struct Comparison: Codable {
+        var section: Section
         var group: String
         var operation: String
         var producers: Int?
         var reference: String?
         var entries: [Entry]
+        var noise: [RoundNoise]
     }
 
     var machine: Machine
     var settings: Settings
-    var comparisons: [Comparison]
+    var measuredSeconds: Double
+    var verdicts: [VerdictRow]
     var goals: [GoalCheck]
-    /// The server scenario: every wrk run, the per-configuration summaries and its goals.
+    var noise: NoiseSummary
+    var comparisons: [Comparison]
+    /// The server scenario: every wrk run, the per-configuration summaries, verdicts and goals.
     var server: ServerBenchmark.Outcome?
-    /// The server scenario's Swift Concurrency handler (and DispatchGroup) in a child
-    /// process with the pool installed as the global executor.
+    /// The server's Swift Concurrency handler with the pool installed (`--full` only).
     var serverWithPoolInstalled: ServerBenchmark.Outcome?
     /// Swift Concurrency with the default global executor and with the pool installed.
     var concurrency: ConcurrencyOnPool.Outcome?
+    /// This run against `--baseline`, when given.
+    var baselineName: String?
+    var baselineComparisons: [Baseline.Comparison]?
 
-    init(
-        machine: Machine,
-        settings: Settings,
-        results: [ComparisonResult],
-        goals: [GoalCheck],
-        server: ServerBenchmark.Outcome? = nil,
-        serverWithPoolInstalled: ServerBenchmark.Outcome? = nil,
-        concurrency: ConcurrencyOnPool.Outcome? = nil
-    ) {
-        self.serverWithPoolInstalled = serverWithPoolInstalled
-        self.machine = machine
-        self.server = server
-        self.concurrency = concurrency
-        self.settings = settings
-        self.goals = goals
-        comparisons = results.map { result in
+    static func comparisons(_ results: [ComparisonResult]) -> [Comparison] {
+        results.map { result in
             Comparison(
+                section: result.section,
                 group: result.group,
                 operation: result.operation,
                 producers: result.producers,
@@ -79,15 +80,14 @@ struct JSONReport: Codable {
                         isReference: entry.isReference,
                         expectedAllocations: entry.expectedAllocations,
                         medianNanosecondsPerOperation: entry.medianNanosecondsPerOperation,
-                        minimumNanosecondsPerOperation: entry.minimumNanosecondsPerOperation,
-                        maximumNanosecondsPerOperation: entry.maximumNanosecondsPerOperation,
                         medianAllocationsPerOperation: entry.medianAllocationsPerOperation,
-                        timeRatioToReference: result.timeRatio(entry),
+                        medianInstructionsPerOperation: entry.medianInstructionsPerOperation,
                         latency: entry.latency,
                         error: entry.error,
                         samples: entry.samples
                     )
-                }
+                },
+                noise: result.noise
             )
         }
     }
@@ -95,6 +95,13 @@ struct JSONReport: Codable {
     func write(to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
+        )
         try encoder.encode(self).write(to: URL(fileURLWithPath: path))
     }
+}
+
+extension ComparisonResult {
+    var section: Section { Section(group: group) }
 }

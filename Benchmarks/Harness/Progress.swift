@@ -1,3 +1,4 @@
+import BenchmarkStatistics
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -11,6 +12,15 @@ final class Progress {
     private var position = 0
     private var total = 0
     private var started = now()
+    private let budget: Budget?
+
+    /// `budget`, when given, puts the time left on every line.
+    init(budget: Budget?) { self.budget = budget }
+
+    private var timeLeft: String {
+        guard let left = budget?.secondsLeft else { return "" }
+        return " (\(Int(left.rounded())) s of the budget left)"
+    }
 
     func begin(total: Int) {
         self.total = total
@@ -20,7 +30,7 @@ final class Progress {
     /// Moves to the next comparison.
     func next(_ title: String) {
         position += 1
-        if !isTerminal { writeError("[\(position)/\(total)] \(title)\n") }
+        if !isTerminal { writeError("[\(position)/\(total)] \(title)\(timeLeft)\n") }
     }
 
     /// Rewrites the line (terminal only).
@@ -35,6 +45,13 @@ final class Progress {
     /// A line for logs only (not on a terminal, where the progress line is rewritten).
     func log(_ text: String) {
         if !isTerminal { writeError(text + "\n") }
+    }
+
+    /// Logs each verdict of a comparison that just ended, one line each (not on a terminal).
+    func log(verdicts rows: [VerdictRow]) {
+        for row in rows where !row.isAA {
+            log("  \(row.subject) vs \(row.baseline), \(row.metric): \(row.formattedRatioAndInterval) \(row.verdict.rawValue) (\(row.rounds) rounds, noise \(row.formattedThreshold))")
+        }
     }
 
     /// Clears the line before the results are printed.

@@ -1,102 +1,242 @@
-/// Renders results as Markdown: one table per comparison, an executor overview, the goals.
+import Foundation
+import BenchmarkStatistics
+
+/// Renders a run as Markdown: how it was measured, the noise, each section's verdicts, the
+/// goals, the A/A comparisons.
 enum Report {
-    static func render(
-        _ results: [ComparisonResult],
-        goals: [GoalCheck],
-        machine: Machine,
-        settings: RunSettings,
-        countsAllocations: Bool
-    ) -> String {
+    /// What the whole report needs beyond the sections' results.
+    struct Context {
+        var machine: Machine
+        var settings: RunSettings
+        var budgetMinutes: Double?
+        var measuredSeconds: Double
+        var countsAllocations: Bool
+    }
+
+    static func header(_ context: Context) -> String {
         var text = ""
         if isDebugBuild {
             text += "> **DEBUG BUILD: these numbers are meaningless. Run `swift run -c release Benchmarks`.**\n\n"
         }
-        text += "Machine: \(machine.summary)\n\n"
-        text += "Median of \(settings.repetitions) samples per scenario (each about "
-        text += "\(Double(settings.sampleNanoseconds).formattedNanoseconds), after calibration and a warm-up sample); "
-        text += "the implementations of one operation run interleaved in the same process. "
-        text += "Ratios are to the **reference** peer of the same table, measured in the same run. "
+        text += "Machine: \(context.machine.summary)\n\n"
+        text += "**How to read it.** Every comparison runs its subjects and their peer in the same rounds: "
+        text += "each round measures every entry once and the peer twice, in an order drawn at random (seed "
+        text += "\(context.settings.seed)). A round gives one paired ratio per subject, oriented so that above 1 "
+        text += "means the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
+        text += "peer's). The ratio shown is the geometric mean over the rounds, with a 95 % interval: Student's "
+        text += "t interval on the mean of the log ratios. The peer against its own second measurement in the "
+        text += "same rounds (the A/A) sets each comparison's noise threshold: how far from 1 its interval "
+        text += "reaches, at least 1 % and at most 10 %. Verdict: **better** or **worse** when the interval excludes 1 and the "
+        text += "ratio lies beyond the threshold; **same** when the whole interval lies within it; "
+        text += "**undecided** when the interval is too wide to tell. A comparison stops when every subject's "
+        text += "interval is narrower than ±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after "
+        text += "at least \(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
+        if let minutes = context.budgetMinutes {
+            text += "Budget: \(String(format: "%g", minutes)) minutes; the measurements took "
+        } else {
+            text += "No time budget (`--full`); the measurements took "
+        }
+        text += "\(String(format: "%.1f", context.measuredSeconds / 60)) minutes. "
         text +=
-            countsAllocations
-            ? "Allocations are counted by an interposed malloc on every thread of the process.\n"
-            : "**Allocation counting is not working in this build: the allocation columns are meaningless.**\n"
+            context.countsAllocations
+            ? "Allocations are counted by an interposed malloc on every thread of the process. "
+            : "**Allocation counting is not working in this build: the allocation columns are meaningless.** "
+        text += "Instructions per operation: "
+        text += PerfCounters.unavailableReason.map { "n/a (\($0))." } ?? "user-space hardware counters of the whole process."
+        text += "\n"
+        return text
+    }
 
+    /// The run's noise: rounds flagged by the probe, and a warning when the machine was too
+    /// noisy to decide anything.
+    static func noise(_ summary: NoiseSummary, verdicts: [VerdictRow]) -> String {
+        var text = "\n## Noise\n\n"
+        text += "Each round records the CPU time the hypervisor stole (`/proc/stat`), the CPU that other "
+        text += "processes used, this process's involuntary context switches and its CPU time against the wall "
+        text += "time, and the load average. A round is flagged when more than \(String(format: "%g", NoiseProbe.stealLimitPercent)) % "
+        text += "of CPU time was stolen, when other processes used more than \(String(format: "%g", NoiseProbe.otherProcessesLimit)) "
+        text += "CPUs, or when it was preempted more than \(String(format: "%g", NoiseProbe.switchRateLimit))× as often as "
+        text += "its comparison's median round. Flagged rounds stay in the estimates (their pairing cancels what "
+        text += "hit both sides); the tables count them.\n\n"
+        text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds)"
+        text += String(
+            format: "; steal %.2f %% of CPU time; other processes %.2f CPUs on average; highest load average %.2f.\n",
+            summary.stealPercent, summary.otherProcessesCPUs, summary.maximumLoadAverage
+        )
+        let judged = verdicts.filter { !$0.isAA }
+        let decided = judged.filter { $0.verdict != .undecided }
+        if !judged.isEmpty, decided.isEmpty || summary.contaminatedRounds * 2 > summary.rounds {
+            text += "\n> **The machine was too noisy to decide "
+            text += decided.isEmpty ? "anything" : "much"
+            text += "**: \(summary.contaminatedRounds) of \(summary.rounds) rounds were flagged and "
+            text += "\(judged.count - decided.count) of \(judged.count) comparisons are undecided. Run again on a quieter "
+            text += "machine, or give it a larger `--budget`.\n"
+        }
+        return text
+    }
+
+    /// Verdict rows as a table: name, subject (and peer), values, ratio with interval, verdict,
+    /// noise threshold, rounds (flagged rounds in brackets).
+    static func verdictTable(_ rows: [VerdictRow], nameTitle: String, showPeer: Bool, showMetric: Bool = false) -> String {
+        var headers = [nameTitle, "subject"]
+        if showPeer { headers.append("peer") }
+        if showMetric { headers.append("metric") }
+        headers += ["subject", "peer", "ratio [95% interval]", "verdict", "noise", "rounds"]
+        var table = MarkdownTable(
+            headers: headers,
+            alignments: [.left, .left] + (showPeer ? [.left] : []) + (showMetric ? [.left] : [])
+                + [.right, .right, .right, .left, .right, .right]
+        )
+        for row in rows {
+            var cells = [row.name, row.subject]
+            if showPeer { cells.append(row.baseline) }
+            if showMetric { cells.append(row.metric) }
+            cells += [
+                formatted(row.subjectValue, unit: row.unit),
+                formatted(row.peerValue, unit: row.unit),
+                row.formattedRatioAndInterval,
+                row.formattedVerdict,
+                row.formattedThreshold,
+                row.contaminatedRounds > 0 ? "\(row.rounds) (\(row.contaminatedRounds) flagged)" : "\(row.rounds)",
+            ]
+            table.rows.append(cells)
+        }
+        return table.render()
+    }
+
+    static func formatted(_ value: Double?, unit: String) -> String {
+        guard let value else { return "–" }
+        switch unit {
+        case "ns": return value.formattedNanoseconds
+        case "µs": return value >= 1_000 ? "\((value / 1_000).formattedMilliseconds)" : String(format: "%.1f µs", value)
+        case "req/s": return value.formattedPlain + "/s"
+        default: return value.formattedPlain + " " + unit
+        }
+    }
+
+    /// The task operations, executors and paced hand-off sections.
+    static func render(_ results: [ComparisonResult], goals: [GoalCheck]) -> String {
+        var text = ""
         let ops = results.filter { $0.group == Catalog.taskOperationsGroup }
         if !ops.isEmpty {
             text += "\n## \(Catalog.taskOperationsGroup)\n\n"
-            text += "Time ratio = median time per operation ÷ the reference's (below 1 is faster than the reference).\n"
-            for comparison in ops { text += "\n" + taskOperationTable(comparison) }
+            text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
+            text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster).\n\n"
+            text += verdictTable(ops.flatMap { $0.verdicts.filter { !$0.isAA } }, nameTitle: "operation", showPeer: true)
+            text += "\n" + costTable(ops)
         }
         let executors = results.filter { $0.group == Catalog.executorsGroup }
         if !executors.isEmpty {
             text += "\n## \(Catalog.executorsGroup)\n\n"
             text += "P producer threads submit tiny jobs (each increments a shared counter) as fast as they can; "
-            text += "time runs from the first submission to the end of the last job. Throughput ratio = reference time "
-            text += "÷ this time (above 1 is faster than `DispatchQueue.global()`). Queued latency: submit to job "
-            text += "start of every 64th job, over all samples (HdrHistogram); under saturation it is mostly time "
-            text += "spent queued behind other jobs.\n\n"
+            text += "time runs from the first submission to the end of the last job. Ratio = `DispatchQueue.global()`'s "
+            text += "time ÷ the executor's (above 1: more jobs per second than Dispatch). Queued latency: submit to "
+            text += "job start of every 64th job, over all samples (HdrHistogram).\n\n"
             text += executorOverview(executors)
-            for comparison in executors { text += "\n" + executorTable(comparison) }
+            text += "\n" + verdictTable(
+                executors.flatMap { comparison in comparison.verdicts.filter { !$0.isAA }.map { shortened($0, comparison) } },
+                nameTitle: "producers", showPeer: false
+            )
         }
         let handOffs = results.filter { $0.group == Catalog.handOffGroup }
         if !handOffs.isEmpty {
             text += "\n## \(Catalog.handOffGroup)\n\n"
             text += "P producer threads each submit one tiny job and wait until it has run before the next, so nothing "
-            text += "queues: hand-off latency (submit to job start, every job, HdrHistogram over all samples) is the "
-            text += "executor's own, including waking an idle worker. Round trip = elapsed time ÷ jobs (P at once); "
-            text += "time ratio to `DispatchQueue.global()` (below 1 is faster).\n"
-            for comparison in handOffs { text += "\n" + handOffTable(comparison) }
+            text += "queues: hand-off latency (submit to job start, every job) is the executor's own, including "
+            text += "waking an idle worker. Two judged metrics: each round's p99 hand-off latency, and the round "
+            text += "trip (elapsed time ÷ jobs); ratio = Dispatch's ÷ the executor's (above 1: better).\n\n"
+            text += pacedTable(handOffs)
         }
-        let judged = goals.filter { $0.met != nil }
-        if !judged.isEmpty {
-            text += "\n## Goals (judged from this run)\n\n" + goalsTable(goals)
-        }
+        let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
+        if !judged.isEmpty { text += "\n## Goals (judged on this run's intervals)\n\n" + goalsTable(goals) }
         let failures = results.flatMap { comparison in
             comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } }
         }
-        if !failures.isEmpty {
-            text += "\n## Failed scenarios\n\n" + failures.joined(separator: "\n") + "\n"
-        }
+        if !failures.isEmpty { text += "\n## Failed scenarios\n\n" + failures.joined(separator: "\n") + "\n" }
         return text
     }
 
-    /// Goals as a Markdown table: goal, what was measured, and the verdict.
-    static func goalsTable(_ goals: [GoalCheck]) -> String {
-        var table = MarkdownTable(headers: ["goal", "measured", "verdict"], alignments: [.left, .left, .left])
-        for goal in goals {
-            let verdict: String
-            switch goal.met {
-            case true?: verdict = "met"
-            case false?: verdict = "**not met**"
-            case nil: verdict = "not judged"
+    /// The paced hand-off: per producer count and executor, the p99 and round-trip verdicts.
+    private static func pacedTable(_ comparisons: [ComparisonResult]) -> String {
+        var table = MarkdownTable(
+            headers: ["producers", "executor", "p99", "Dispatch p99", "p99 ratio", "verdict", "round trip", "ratio", "verdict",
+                      "noise (p99)", "rounds"],
+            alignments: [.left, .left, .right, .right, .right, .left, .right, .right, .left, .right, .right]
+        )
+        for comparison in comparisons {
+            let rows = comparison.verdicts.filter { !$0.isAA }.map { shortened($0, comparison) }
+            for p99 in rows where p99.metric == "p99 hand-off latency" {
+                let trip = rows.first { $0.subject == p99.subject && $0.metric == "round trip per job" }
+                table.rows.append([
+                    p99.name, p99.subject, formatted(p99.subjectValue, unit: "ns"), formatted(p99.peerValue, unit: "ns"),
+                    p99.formattedRatioAndInterval, p99.formattedVerdict, formatted(trip?.subjectValue, unit: "ns"),
+                    trip?.formattedRatioAndInterval ?? "–", trip?.formattedVerdict ?? "–", p99.formattedThreshold,
+                    p99.contaminatedRounds > 0 ? "\(p99.rounds) (\(p99.contaminatedRounds) flagged)" : "\(p99.rounds)",
+                ])
             }
-            table.rows.append([goal.goal, goal.measured, verdict])
         }
         return table.render()
     }
 
-    private static func taskOperationTable(_ comparison: ComparisonResult) -> String {
-        var text = "### \(comparison.operation)\n\n"
+    /// An executor row with the producer count as its name and the executor's short title.
+    private static func shortened(_ row: VerdictRow, _ comparison: ComparisonResult) -> VerdictRow {
+        var copy = row
+        copy.name = "P=\(comparison.producers ?? 0)"
+        copy.subject = ExecutorKind.allCases.first { row.subject.hasPrefix($0.title + ":") }?.shortTitle ?? row.subject
+        return copy
+    }
+
+    /// Medians of what each entry costs beyond time: allocations and instructions per operation.
+    private static func costTable(_ comparisons: [ComparisonResult]) -> String {
         var table = MarkdownTable(
-            headers: ["implementation", "ns/\(comparison.unit)", "min–max", "allocs/\(comparison.unit)", "time ratio"],
-            alignments: [.left, .right, .right, .right, .right]
+            headers: ["implementation", "median time", "allocs/op", "instructions/op"],
+            alignments: [.left, .right, .right, .right]
         )
-        for entry in comparison.entries {
-            let name = entry.isReference ? "\(entry.name) **(reference)**" : entry.name
-            guard let medianNs = entry.medianNanosecondsPerOperation else {
-                table.rows.append([name, "failed", "", "", ""])
-                continue
+        for comparison in comparisons {
+            for entry in comparison.entries {
+                table.rows.append([
+                    entry.name,
+                    entry.medianNanosecondsPerOperation.map { $0.formattedNanoseconds + "/" + entry.unit } ?? "failed",
+                    entry.medianAllocationsPerOperation?.formattedAllocations ?? "–",
+                    entry.medianInstructionsPerOperation.map { String(format: "%.0f", $0) } ?? "n/a",
+                ])
             }
+        }
+        return table.render()
+    }
+
+    /// Goals as a Markdown table: goal, what was measured, the verdict and which bound decided it.
+    static func goalsTable(_ goals: [GoalCheck]) -> String {
+        var table = MarkdownTable(
+            headers: ["goal", "measured", "verdict", "decided by"],
+            alignments: [.left, .left, .left, .left]
+        )
+        for goal in goals {
+            let verdict = goal.verdict == .notMet ? "**not met**" : goal.verdict.rawValue
+            table.rows.append([goal.goal, goal.measured, verdict, goal.decidedBy])
+        }
+        return table.render()
+    }
+
+    /// Every A/A comparison: the peer against itself in its comparison's rounds.
+    static func aaTable(_ rows: [VerdictRow]) -> String {
+        guard !rows.isEmpty else { return "" }
+        var text = "\n## A/A comparisons\n\n"
+        text += "Each comparison's peer against its own second measurement in the same rounds (which of the two "
+        text += "is the numerator is drawn at random each round). Its interval should hold 1; how far it reaches "
+        text += "from 1 is the comparison's noise threshold.\n\n"
+        var table = MarkdownTable(
+            headers: ["section", "comparison", "peer", "metric", "ratio [95% interval]", "holds 1", "threshold", "rounds"],
+            alignments: [.left, .left, .left, .left, .right, .left, .right, .right]
+        )
+        for row in rows {
+            let holds = row.interval95.map { $0[0] <= 1 && $0[1] >= 1 ? "yes" : "**no**" } ?? "–"
             table.rows.append([
-                name,
-                medianNs.formattedPlain,
-                "\(entry.minimumNanosecondsPerOperation!.formattedPlain)–\(entry.maximumNanosecondsPerOperation!.formattedPlain)",
-                entry.medianAllocationsPerOperation!.formattedAllocations,
-                comparison.timeRatio(entry)?.formattedRatio ?? "",
+                row.section.rawValue, row.name, row.subject, row.metric, row.formattedRatioAndInterval, holds,
+                row.formattedThreshold, "\(row.rounds)",
             ])
         }
-        text += table.render()
-        return text
+        return text + table.render()
     }
 
     private static func executorOverview(_ comparisons: [ComparisonResult]) -> String {
@@ -121,63 +261,6 @@ enum Report {
             if any { table.rows.append(row) }
         }
         return table.render()
-    }
-
-    private static func executorTable(_ comparison: ComparisonResult) -> String {
-        var text = "### \(comparison.operation) (reference: \(ExecutorKind.dispatchGlobal.title))\n\n"
-        var table = MarkdownTable(
-            headers: ["executor", "ns/job", "jobs/s", "allocs/job", "throughput ratio", "queued p50 / p99 / p99.9"],
-            alignments: [.left, .right, .right, .right, .right, .right]
-        )
-        for entry in comparison.entries {
-            let title = ExecutorKind.allCases.first { entry.name.hasPrefix($0.title + ":") }?.title ?? entry.name
-            let name = entry.isReference ? "\(title) **(reference)**" : title
-            guard let ns = entry.medianNanosecondsPerOperation else {
-                table.rows.append([name, "failed", "", "", "", ""])
-                continue
-            }
-            table.rows.append([
-                name,
-                ns.formattedPlain,
-                (1e9 / ns).formattedRate,
-                entry.medianAllocationsPerOperation!.formattedAllocations,
-                comparison.timeRatio(entry).map { (1 / $0).formattedRatio } ?? "",
-                entry.latency.map(percentiles) ?? "",
-            ])
-        }
-        text += table.render()
-        return text
-    }
-
-    private static func handOffTable(_ comparison: ComparisonResult) -> String {
-        var text = "### \(comparison.operation) (reference: \(ExecutorKind.dispatchGlobal.title))\n\n"
-        var table = MarkdownTable(
-            headers: ["executor", "hand-off p50", "p99", "p99.9", "round trip ns/job", "allocs/job", "time ratio"],
-            alignments: [.left, .right, .right, .right, .right, .right, .right]
-        )
-        for entry in comparison.entries {
-            let title = ExecutorKind.allCases.first { entry.name.hasPrefix($0.title + ":") }?.title ?? entry.name
-            let name = entry.isReference ? "\(title) **(reference)**" : title
-            guard let ns = entry.medianNanosecondsPerOperation else {
-                table.rows.append([name, "failed", "", "", "", "", ""])
-                continue
-            }
-            table.rows.append([
-                name,
-                entry.latency?.p50.formattedNanoseconds ?? "",
-                entry.latency?.p99.formattedNanoseconds ?? "",
-                entry.latency?.p999.formattedNanoseconds ?? "",
-                ns.formattedPlain,
-                entry.medianAllocationsPerOperation!.formattedAllocations,
-                comparison.timeRatio(entry)?.formattedRatio ?? "",
-            ])
-        }
-        text += table.render()
-        return text
-    }
-
-    private static func percentiles(_ latency: LatencySummary) -> String {
-        "\(latency.p50.formattedNanoseconds) / \(latency.p99.formattedNanoseconds) / \(latency.p999.formattedNanoseconds)"
     }
 }
 

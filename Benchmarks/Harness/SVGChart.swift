@@ -14,7 +14,7 @@ enum SVGChart {
         var points: [(Int, Double)]
     }
 
-    static func executorThroughput(_ results: [ComparisonResult], machine: Machine, repetitions: Int) -> String? {
+    static func executorThroughput(_ results: [ComparisonResult], machine: Machine) -> String? {
         let comparisons = results.filter { $0.group == Catalog.executorsGroup && $0.producers != nil }
             .sorted { $0.producers! < $1.producers! }
         guard !comparisons.isEmpty else { return nil }
@@ -62,7 +62,7 @@ enum SVGChart {
             producerCounts: comparisons.map { $0.producers! },
             title: "Tiny jobs per second vs producer threads (higher is better)",
             subtitle:
-                "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · median of \(repetitions) samples · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
+                "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · medians over paired rounds · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
             footnote: footnote
         )
     }

@@ -1,5 +1,9 @@
 import CBenchmarkSupport
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One timed run of a scenario: `iterations` operations took `nanoseconds`, and the whole
 /// process made `allocations` heap allocations meanwhile (counted by the interposed
 /// allocator in `CBenchmarkSupport`, on every thread).
@@ -9,9 +13,45 @@ struct Sample: Codable, Sendable {
     var allocations: UInt64
     /// Hand-off latency percentiles of this sample (executor scenarios only).
     var latency: LatencySummary?
+    /// User-space instructions and cycles of the whole process during the sample, where the
+    /// machine has hardware counters (`PerfCounters`); nil elsewhere.
+    var instructions: UInt64? = nil
+    var cycles: UInt64? = nil
 
     var nanosecondsPerOperation: Double { Double(nanoseconds) / Double(max(iterations, 1)) }
     var allocationsPerOperation: Double { Double(allocations) / Double(max(iterations, 1)) }
+    var instructionsPerOperation: Double? { instructions.map { Double($0) / Double(max(iterations, 1)) } }
+    var cyclesPerOperation: Double? { cycles.map { Double($0) / Double(max(iterations, 1)) } }
+}
+
+/// The process's hardware instruction and cycle counters, opened once before any thread
+/// starts, or the reason they are not available ("n/a" in the report).
+enum PerfCounters {
+    /// nil when the counters are open; otherwise why not. `nonisolated(unsafe)`: written only
+    /// by `open()`, on the main thread before any other thread starts; only read after.
+    nonisolated(unsafe) private(set) static var unavailableReason: String? = "not opened"
+
+    /// Opens the counters; call first thing in `main`, on the main thread, before any other
+    /// thread exists (the counters follow the threads started after them).
+    static func open() {
+        let error = bench_perf_open()
+        if error == 0 {
+            unavailableReason = nil
+        } else {
+            let text = String(cString: strerror(error))
+            unavailableReason =
+                error == ENOENT || error == EOPNOTSUPP
+                ? "perf_event_open: \(text): this machine exposes no hardware counters (common in VMs)"
+                : "perf_event_open: \(text) (see /proc/sys/kernel/perf_event_paranoid)"
+        }
+    }
+
+    static var isAvailable: Bool { unavailableReason == nil }
+
+    /// (instructions, cycles) so far, or nil when unavailable.
+    static func read() -> (UInt64, UInt64)? {
+        isAvailable ? (bench_perf_instructions(), bench_perf_cycles()) : nil
+    }
 }
 
 /// Percentiles of sampled hand-off latencies, in nanoseconds.

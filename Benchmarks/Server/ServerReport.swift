@@ -1,3 +1,4 @@
+import BenchmarkStatistics
 import Foundation
 
 /// The server scenario in Markdown (one table per configuration, then its goals) and as
@@ -11,45 +12,50 @@ enum ServerReport {
         let settings = outcome.settings
         text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops, keep-alive) in this "
         text += "process; wrk in another (\(settings.wrkThreads) thread, \(settings.connections) connections, "
-        text += "\(settings.seconds)-second runs). Each request is fanned out to N CPU jobs by one peer, "
-        text += "joined, and answered on the connection's loop. Every peer runs once per round in each "
-        text += "configuration (\(settings.rounds) round\(settings.rounds == 1 ? "" : "s"), order rotated); "
-        text += "requests/s, CPU and p50–p99.9 are medians over the rounds, max is the slowest request of "
-        text += "every round. CPU is the server process's user + system time (getrusage) ÷ requests; "
-        text += "switches are its threads' context switches (voluntary + involuntary, getrusage) ÷ requests. "
-        text += "Ratios are to `DispatchGroup` in the same run (requests/s: above 1 is better; CPU and p99: "
-        text += "below 1 is better).\n"
+        text += "\(settings.seconds)-second runs). Each request is fanned out to N CPU jobs by one handler, "
+        text += "joined, and answered on the connection's loop. Each round runs every handler once and "
+        text += "`DispatchGroup` twice, in an order drawn at random. Ratios are to `DispatchGroup` in the same "
+        text += "rounds, oriented so that above 1 is better: requests/s (handler ÷ Dispatch), CPU per request "
+        text += "(the server process's user + system time, Dispatch's ÷ the handler's) and p99 (Dispatch's ÷ "
+        text += "the handler's). Max is the slowest request of any run.\n"
         for summary in outcome.summaries {
+            let rows = outcome.verdicts.filter { $0.name == summary.title }
+            let aa = rows.first { $0.isAA && $0.metric == ServerBenchmark.requestsPerSecond.title }
             text += "\n### \(summary.title)\n\n"
+            if let aa {
+                text += "A/A (DispatchGroup against itself): requests/s \(aa.formattedRatioAndInterval), noise "
+                text += "threshold \(aa.formattedThreshold), \(aa.rounds) rounds.\n\n"
+            }
             var table = MarkdownTable(
-                headers: [
-                    "handler", "req/s", "ratio", "CPU µs/req", "ratio", "allocs/req", "switches/req", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms",
-                    "max ms", "errors",
-                ],
-                alignments: [.left] + Array(repeating: .right, count: 12)
+                headers: ["handler", "req/s", "req/s ratio", "verdict", "CPU µs/req", "CPU ratio", "verdict", "p99 ms",
+                          "p99 ratio", "verdict", "max ms"],
+                alignments: [.left, .right, .right, .left, .right, .right, .left, .right, .right, .left, .right]
             )
             for peer in summary.peers {
-                let name = peer.isReference ? "\(peer.title) **(reference)**" : peer.title
+                func verdict(_ metric: Metric) -> VerdictRow? {
+                    rows.first { !$0.isAA && $0.subject == peer.title && $0.metric == metric.title }
+                }
+                let requests = verdict(ServerBenchmark.requestsPerSecond)
+                let cpu = verdict(ServerBenchmark.cpuPerRequest)
+                let p99 = verdict(ServerBenchmark.p99Latency)
                 table.rows.append([
-                    name,
+                    peer.isReference ? "\(peer.peer.shortTitle) **(reference)**" : peer.peer.shortTitle,
                     peer.requestsPerSecond.formattedPlain,
-                    peer.requestsPerSecondRatio?.formattedRatio ?? "–",
+                    requests?.formattedRatioAndInterval ?? "",
+                    requests?.formattedVerdict ?? "",
                     peer.cpuMicrosecondsPerRequest.formattedPlain,
-                    peer.cpuRatio?.formattedRatio ?? "–",
-                    peer.allocationsPerRequest.formattedPlain,
-                    peer.contextSwitchesPerRequest.map { String(format: "%.2f", $0) } ?? "–",
-                    milliseconds(peer.p50),
-                    milliseconds(peer.p90),
+                    cpu?.formattedRatioAndInterval ?? "",
+                    cpu?.formattedVerdict ?? "",
                     milliseconds(peer.p99),
-                    milliseconds(peer.p999),
+                    p99?.formattedRatioAndInterval ?? "",
+                    p99?.formattedVerdict ?? "",
                     milliseconds(peer.max),
-                    String(peer.errors),
                 ])
             }
             text += table.render()
         }
         if !outcome.goals.isEmpty {
-            text += "\n### Server goals (judged from this run)\n\n" + Report.goalsTable(outcome.goals)
+            text += "\n### Server goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
         }
         return text
     }
@@ -94,7 +100,7 @@ enum ServerReport {
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
             <rect width="100%" height="100%" fill="#ffffff"/>
             <text x="\(left)" y="30" font-size="19" font-weight="bold" fill="#222">Request latency inside a SwiftNIO server under wrk (lower is better)</text>
-            <text x="\(left)" y="52" font-size="12" fill="#555">\(escape("\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · \(outcome.settings.eventLoops) event loops, wrk \(outcome.settings.connections) connections · median of \(outcome.settings.rounds) × \(outcome.settings.seconds) s runs (max: worst) · \(machine.date.prefix(10))"))</text>
+            <text x="\(left)" y="52" font-size="12" fill="#555">\(escape("\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · \(outcome.settings.eventLoops) event loops, wrk \(outcome.settings.connections) connections · medians of \(outcome.settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))"))</text>
 
             """
         for (index, summary) in summaries.enumerated() {

@@ -55,6 +55,20 @@ void bench_sink_u64(uint64_t value);
 /** CLOCK_MONOTONIC in nanoseconds. */
 uint64_t bench_now_ns(void);
 
+/** Opens user-space hardware counters of instructions and cycles for this process and the
+ *  threads it starts afterwards (call it before the benchmark starts any thread). Returns 0,
+ *  or the errno of perf_event_open(2): ENOENT or EOPNOTSUPP where the machine exposes no
+ *  such counters (most VMs), EACCES or EPERM where perf_event_paranoid forbids them. Not
+ *  thread-safe; call it once, first. */
+int bench_perf_open(void);
+
+/** Instructions counted so far (0 when the counters are not open). Any thread may call it
+ *  once bench_perf_open has returned. */
+uint64_t bench_perf_instructions(void);
+
+/** Cycles counted so far; see bench_perf_instructions. */
+uint64_t bench_perf_cycles(void);
+
 #ifdef __cplusplus
 }
 #endif

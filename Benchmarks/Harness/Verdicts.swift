@@ -1,0 +1,219 @@
+import Foundation
+import BenchmarkStatistics
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The sections of the report, as the JSON's `section` key names them.
+enum Section: String, Codable, CaseIterable, Sendable {
+    case taskOperations = "task operations"
+    case executors = "executors"
+    case paced = "paced"
+    case swiftConcurrency = "swift concurrency"
+    case server = "server"
+
+    /// The section of a comparison of `group` (one of `Catalog`'s groups).
+    init(group: String) {
+        switch group {
+        case Catalog.executorsGroup: self = .executors
+        case Catalog.handOffGroup: self = .paced
+        default: self = .taskOperations
+        }
+    }
+}
+
+/// One comparison's conclusion on one metric: an entry of the JSON's `verdicts` array.
+///
+/// `ratio` is how many times better the subject is than its peer (the peer's time ÷ the
+/// subject's, or the subject's rate ÷ the peer's), the geometric mean of the rounds' paired
+/// ratios; `interval95` its 95 % interval; `noiseThreshold` the fraction below which a
+/// difference counts as noise, set by the A/A comparison of the same rounds. An A/A row
+/// (`isAA`) compares the peer with itself.
+struct VerdictRow: Codable, Sendable {
+    var section: Section
+    var name: String
+    var subject: String
+    var baseline: String
+    var metric: String
+    var ratio: Double?
+    var interval95: [Double]?
+    var verdict: Verdict
+    var rounds: Int
+    var noiseThreshold: Double?
+
+    /// Whether this row is the peer against itself.
+    var isAA: Bool = false
+    /// Rounds that the noise probe flagged (they are kept in the estimate).
+    var contaminatedRounds: Int = 0
+    /// The rounds' log ratios (subject better: positive), for comparisons with a baseline.
+    var logRatios: [Double] = []
+    /// Geometric means of the subject's and the peer's metric over the rounds, and its unit.
+    var subjectValue: Double?
+    var peerValue: Double?
+    var unit: String = ""
+
+    var estimate: Estimate? {
+        guard let ratio, let interval95, interval95.count == 2, interval95[0] > 0 else { return nil }
+        return Estimate(logMean: log(ratio), logMargin: (log(interval95[1]) - log(interval95[0])) / 2, rounds: rounds)
+    }
+}
+
+/// What a metric is and which way is better.
+struct Metric: Sendable {
+    var title: String
+    var unit: String
+    var lowerIsBetter: Bool
+}
+
+/// The values of one comparison on one metric, round by round: the subject's, the peer's and
+/// the peer's twin (the peer measured a second time in the same round, for the A/A).
+struct PairedValues {
+    var subject: [Double] = []
+    var peer: [Double] = []
+    var twin: [Double] = []
+    /// Which of peer and twin is the A/A's numerator in each round (drawn at random, so that
+    /// the A/A has no position bias).
+    var twinFirst: [Bool] = []
+    /// Whether the noise probe flagged each round.
+    var contaminated: [Bool] = []
+    /// Each value's round number within its comparison.
+    var round: [Int] = []
+
+    /// Marks the rounds that `noise` (every round of the comparison, in order) flagged.
+    mutating func markContaminated(_ noise: [RoundNoise]) {
+        contaminated = round.map { $0 < noise.count && noise[$0].isContaminated }
+    }
+
+    /// Per round: log(peer ÷ subject) for a lower-is-better metric (the geometric mean of
+    /// peer and twin when there is a twin), log(subject ÷ peer) otherwise.
+    func logRatios(lowerIsBetter: Bool) -> [Double] {
+        subject.indices.compactMap { index in
+            let subjectValue = subject[index]
+            guard subjectValue > 0, index < peer.count, peer[index] > 0 else { return nil }
+            var peerLog = log(peer[index])
+            if index < twin.count, twin[index] > 0 { peerLog = (peerLog + log(twin[index])) / 2 }
+            let difference = peerLog - log(subjectValue)
+            return lowerIsBetter ? difference : -difference
+        }
+    }
+
+    /// Per round: the peer against its twin, in the order drawn for that round.
+    var aaLogRatios: [Double] {
+        peer.indices.compactMap { index in
+            guard index < twin.count, peer[index] > 0, twin[index] > 0 else { return nil }
+            let difference = log(peer[index]) - log(twin[index])
+            return index < twinFirst.count && twinFirst[index] ? -difference : difference
+        }
+    }
+}
+
+enum Verdicts {
+    /// The A/A row of a comparison on `metric`, or nil when it has no twin measurements.
+    static func aa(
+        section: Section,
+        name: String,
+        peer: String,
+        metric: Metric,
+        _ values: PairedValues
+    ) -> VerdictRow? {
+        let logs = values.aaLogRatios
+        guard !logs.isEmpty else { return nil }
+        let estimate = PairedStatistics.estimate(logRatios: logs)
+        let threshold = PairedStatistics.noiseThreshold(aa: estimate)
+        return VerdictRow(
+            section: section,
+            name: name,
+            subject: peer,
+            baseline: peer,
+            metric: metric.title,
+            ratio: estimate?.ratio,
+            interval95: estimate.map { [$0.low, $0.high] },
+            verdict: PairedStatistics.verdict(estimate, threshold: threshold),
+            rounds: logs.count,
+            noiseThreshold: threshold.isFinite ? threshold : nil,
+            isAA: true,
+            contaminatedRounds: values.contaminated.filter { $0 }.count,
+            logRatios: logs,
+            subjectValue: geometricMean(values.peer),
+            peerValue: geometricMean(values.twin),
+            unit: metric.unit
+        )
+    }
+
+    /// The subject's row against its peer, judged with `threshold` (from the A/A).
+    static func row(
+        section: Section,
+        name: String,
+        subject: String,
+        peer: String,
+        metric: Metric,
+        _ values: PairedValues,
+        threshold: Double?
+    ) -> VerdictRow {
+        let logs = values.logRatios(lowerIsBetter: metric.lowerIsBetter)
+        let estimate = PairedStatistics.estimate(logRatios: logs)
+        return VerdictRow(
+            section: section,
+            name: name,
+            subject: subject,
+            baseline: peer,
+            metric: metric.title,
+            ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
+            interval95: estimate.map { [$0.low, $0.high] },
+            verdict: PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity),
+            rounds: logs.count,
+            noiseThreshold: threshold,
+            contaminatedRounds: values.contaminated.filter { $0 }.count,
+            logRatios: logs,
+            subjectValue: geometricMean(values.subject),
+            peerValue: geometricMean(values.peer + values.twin),
+            unit: metric.unit
+        )
+    }
+
+    /// The subject's row and the A/A row together; the A/A's threshold judges the subject.
+    static func pair(
+        section: Section,
+        name: String,
+        subject: String,
+        peer: String,
+        metric: Metric,
+        _ values: PairedValues
+    ) -> (VerdictRow, VerdictRow?) {
+        let aaRow = aa(section: section, name: name, peer: peer, metric: metric, values)
+        return (
+            row(section: section, name: name, subject: subject, peer: peer, metric: metric, values,
+                threshold: aaRow?.noiseThreshold),
+            aaRow
+        )
+    }
+
+    static func geometricMean(_ values: [Double]) -> Double? {
+        let positive = values.filter { $0 > 0 && $0.isFinite }
+        guard !positive.isEmpty else { return nil }
+        return exp(positive.reduce(0) { $0 + log($1) } / Double(positive.count))
+    }
+}
+
+extension VerdictRow {
+    /// "1.56× [1.49, 1.63]" or "–".
+    var formattedRatioAndInterval: String {
+        guard let ratio else { return "–" }
+        guard let interval95 else { return "\(ratio.formattedRatio) (one round)" }
+        return "\(ratio.formattedRatio) [\(String(format: "%.2f", interval95[0])), \(String(format: "%.2f", interval95[1]))]"
+    }
+
+    var formattedThreshold: String {
+        guard let noiseThreshold else { return "–" }
+        return String(format: "±%.1f%%", noiseThreshold * 100)
+    }
+
+    /// The verdict as the report prints it: decided verdicts in bold.
+    var formattedVerdict: String {
+        switch verdict {
+        case .better, .worse: return "**\(verdict.rawValue)**"
+        case .same, .undecided: return verdict.rawValue
+        }
+    }
+}
