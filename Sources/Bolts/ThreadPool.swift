@@ -66,9 +66,6 @@ public final class ThreadPool: @unchecked Sendable {
     /// does not start the shared pool.
     public let isShared: Bool
 
-    /// The number of CPUs this process may run on: the default size of a pool.
-    public static var defaultThreadCount: Int { Int(bolts_cpu_count()) }
-
     /// A process-wide pool with ``defaultThreadCount`` workers, started on first use.
     /// It is never shut down.
     public static let shared = ThreadPool(threadCount: defaultThreadCount, name: "bolts", isShared: true)
@@ -76,7 +73,8 @@ public final class ThreadPool: @unchecked Sendable {
     /// Starts a pool.
     ///
     /// - Parameters:
-    ///   - threadCount: The number of workers; at least 1 (default: one per CPU).
+    ///   - threadCount: The number of workers; at least 1 (default: ``defaultThreadCount``, one per
+    ///     CPU the process can use, its cgroup CPU quota included).
     ///   - name: A name for the pool and its threads (their names hold its first 8 bytes).
     /// - Precondition: the threads can be started (a failure traps with the error).
     public convenience init(threadCount: Int = ThreadPool.defaultThreadCount, name: String = "bolts-pool") {

@@ -6,6 +6,8 @@
 //   just-after-a-task  starts Swift tasks and installs at once, before their threads run
 //               (must be refused, and each of those tasks must run)
 //   shutdown    installs a new pool, then shuts it down (must trap, with a message)
+//   default-thread-count   prints "defaultThreadCount <n>" (ThreadPool.defaultThreadCount as
+//               this process sees it; for the cgroup CPU quota test in Tests/BoltsTests)
 // Prints one "ok <check>" line per check that held; exits 1 at the first that did not.
 import Bolts
 import Dispatch
@@ -343,8 +345,10 @@ case "shutdown":
     fflush(nil)
     pool.shutdown()
     fail("shutdown of the global executor returned")
+case "default-thread-count":
+    print("defaultThreadCount \(ThreadPool.defaultThreadCount)")
 default:
-    fail("usage: GlobalExecutorChecks installed|too-late|just-after-a-task|shutdown")
+    fail("usage: GlobalExecutorChecks installed|too-late|just-after-a-task|shutdown|default-thread-count")
 }
 fflush(nil)
 exit(0)
