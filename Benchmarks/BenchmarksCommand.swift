@@ -364,7 +364,9 @@ struct BenchmarksCommand: ParsableCommand {
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
         let goals = Goals.check(results)
-        let verdicts = results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
+        let verdicts = Verdicts.simultaneous(
+            results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
+        )
         let allNoise = results.flatMap(\.noise) + (concurrencyOutcome?.noise ?? []) + (serverOutcome?.noise.flatMap { $0 } ?? [])
         let noiseSummary = NoiseSummary(allNoise)
         let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }

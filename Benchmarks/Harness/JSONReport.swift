@@ -4,7 +4,9 @@ import Foundation
 /// `verdicts` array: one object per comparison and metric, with `section`, `name`,
 /// `subject`, `baseline` (the peer), `metric`, `ratio` (how many times better the subject
 /// is; above 1 always means better), `interval95`, `verdict`, `rounds` and
-/// `noiseThreshold`; the A/A rows (`isAA`) are among them. The rest is detail: the machine,
+/// `noiseThreshold`; the A/A rows (`isAA`) are among them, their `interval95` simultaneous
+/// over the run's A/A rows and their own 95 % interval in `individualInterval95`
+/// (`Verdicts.simultaneous`). The rest is detail: the machine,
 /// the settings, every sample, the goals, each round's noise.
 struct JSONReport: Codable {
     struct Settings: Codable {

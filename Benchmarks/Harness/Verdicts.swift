@@ -44,6 +44,9 @@ struct VerdictRow: Codable, Sendable {
 
     /// Whether this row is the peer against itself.
     var isAA: Bool = false
+    /// An A/A row's own 95 % interval (the one its noise threshold comes from); its
+    /// `interval95` is then the run-wide simultaneous one (`Verdicts.simultaneous`).
+    var individualInterval95: [Double]? = nil
     /// Rounds that the noise probe flagged (they are kept in the estimate).
     var contaminatedRounds: Int = 0
     /// The rounds' log ratios (subject better: positive), for comparisons with a baseline.
@@ -187,6 +190,25 @@ enum Verdicts {
                 threshold: aaRow?.noiseThreshold),
             aaRow
         )
+    }
+
+    /// The run's A/A rows with simultaneous intervals: "every A/A interval holds 1" is one
+    /// claim about the whole run, so their intervals are 95 % for all of them together
+    /// (Bonferroni: each at 1 − 0.05/k for k A/A rows). Each row keeps its own 95 % interval,
+    /// from which its noise threshold came, as `individualInterval95`. Other rows pass through.
+    static func simultaneous(_ rows: [VerdictRow]) -> [VerdictRow] {
+        let count = rows.filter(\.isAA).count
+        guard count > 1 else { return rows }
+        let confidence = 1 - (1 - PairedStatistics.confidence) / Double(count)
+        return rows.map { row in
+            guard row.isAA else { return row }
+            var copy = row
+            copy.individualInterval95 = row.interval95
+            if let estimate = PairedStatistics.estimate(logRatios: row.logRatios, confidence: confidence) {
+                copy.interval95 = [estimate.low, estimate.high]
+            }
+            return copy
+        }
     }
 
     static func geometricMean(_ values: [Double]) -> Double? {
