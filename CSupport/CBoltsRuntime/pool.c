@@ -41,147 +41,114 @@ enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 #define JOB_FROM_OUTSIDE ((uintptr_t)2)
 _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit is free");
 
-/* The tunable constants are defined in include/bolts_pool.h; why they have their values:
+/* The tunable constants are defined, with their values, in include/bolts_pool.h; this is
+ * what each is for and why it is sized as it is. The runs that chose the values are in
+ * the commit messages that set them.
  *
- * Backpressure (BOLTS_POOL_BACKLOG_PER_WORKER, BOLTS_POOL_BACKLOG_SAMPLE): a thread that
- * is not one of the pool's workers checks the backlog every BOLTS_POOL_BACKLOG_SAMPLE
- * submissions; once it finds more than BOLTS_POOL_BACKLOG_PER_WORKER queued jobs per
- * worker, it gives up its time slice (sched_yield) on each of its submissions, and checks
- * each time, until the backlog is below the bound again. It never blocks and never refuses
- * a job; it only lets the workers have the CPU when submitters outnumber cores and would
- * otherwise pile up jobs faster than the workers get to run them (the queued jobs, one
- * BOLTS_POOL_BLOCK_SIZE block each, then stay in cache, and latency stays bounded).
+ * Backpressure (I8: BOLTS_POOL_BACKLOG_PER_WORKER, BOLTS_POOL_BACKLOG_SAMPLE). A thread that
+ * is not one of the pool's workers reads the backlog once every BOLTS_POOL_BACKLOG_SAMPLE
+ * submissions, so that an unloaded submitter rarely touches the counters' lines; once it
+ * finds more than BOLTS_POOL_BACKLOG_PER_WORKER queued jobs per worker, it gives up its
+ * time slice on each submission, checking each time, until the backlog is under the bound.
+ * It never blocks and never refuses a job: it only lets the workers have the CPU when
+ * submitters outnumber cores and would otherwise queue jobs faster than the workers get to
+ * run them, so the queued jobs (a BOLTS_POOL_BLOCK_SIZE block each) stay in cache and the
+ * time a job spends queued stays bounded.
  *
- * BOLTS_POOL_SPIN_NS: how long an idle worker keeps scanning before it parks. A futex wake
- * round trip costs ~55 us on the project's VMs, so parking too eagerly is expensive: with
- * 20 us (the default), a submitter that waits for each job's result and submits the next
- * one (a request loop) finds the worker still scanning (paced hand-off p50 ~0.3 us against
- * ~3-8 us with 4 us of spinning, measured on the project's 2-CPU VM); spinning longer
- * takes the CPU from submitters when threads outnumber cores (throughput did not move
- * between 4 us and 20 us there). The price is CPU time while jobs trickle in: with one
- * submitter sending a job every ~0.1 ms, the process used 27% of a core against 15% with 4
- * us (every ~1 ms: 5% against 3%). Only one worker spins per trickle: a submission wakes a
- * parked worker only when none is searching (I5; with BOLTS_POOL_SPIN_YIELD, below, a
- * spinner is not counted for the moment it gives its CPU away). Time-bounded, because a
- * PAUSE costs anything from 10 ns to 300 ns (a virtual machine may trap it).
+ * Idle spin (BOLTS_POOL_SPIN_NS). An idle worker keeps scanning for that long before it
+ * parks, because a futex wake-up costs far more than a scan: a submitter that waits for
+ * each job's result before it submits the next (a request loop) then finds the worker
+ * still scanning instead of paying a wake-up per job. A longer spin takes the CPU from
+ * submitters when threads outnumber cores, and burns CPU while jobs only trickle in; only
+ * one worker spins per trickle, since a submission wakes a parked worker only when none
+ * is searching (I5). The bound is a time, not a number of pauses, because a pause costs
+ * anything from a few to a few hundred nanoseconds depending on the CPU (a virtual machine
+ * may trap it).
  *
- * BOLTS_POOL_SPIN_AWAITED_NS: how long an idle worker spins when an async awaiter off the
- * pools suspended on a pool's task within that long before the spin began
- * (`bolts_task_await_suspend_begin` notes it; process-wide). Such an awaiter (`try await
- * task.value` from Swift's default executor) spins BOLTS_TASK_AWAIT_SPIN_NS for the task
- * and suspends only if a worker did not run it in time: its worker was parked, and its
- * wake-up took longer. The completion then makes the awaiter's executor wake a thread to
- * resume it, which on the project's VMs outlasts the 20 us spin too, so the next task found
- * the worker parked again: round trips of a tiny task from a default-executor task went
- * bimodal, ~0.3 us while the worker stays awake and 1-20 us once it has parked (medians of
- * 0.34-8.6 us over five runs of 7 samples; 5.6 us, 4.9x Swift's own round trip, in one full
- * run). After a suspension the workers now spin 100 us, longer than that wake-up, so the
- * awaiter's next task finds one awake and its spin sees the completion: medians 0.77-1.30
- * us over six runs (0.63-2.5 us before, alternating builds), 0.52-0.64x Swift's round trip
- * in two runs of the Swift Concurrency section. Event loops that join with continuations
- * never suspend this way, and an awaiter on a pool worker is never noted (it does not
- * spin, and runs a task of its own pool inline), so servers of that shape spin as before;
- * the price is up to 100 us of a CPU per suspended await, paid only while such awaits
- * happen (the C stress test's "an awaiter suspended" rounds: a thread sharing the worker's
- * CPU waits ~103 us instead of ~23 us).
+ * Spin after an awaiter suspended (BOLTS_POOL_SPIN_AWAITED_NS). An async awaiter off the
+ * pools (`try await task.value` on Swift's default executor) spins BOLTS_TASK_AWAIT_SPIN_NS
+ * for a pool's task and suspends only when no worker ran the task in time, i.e. when the
+ * workers were parked. Its executor then resumes it with a wake-up that outlasts
+ * BOLTS_POOL_SPIN_NS, so its next task would find the workers parked again, and every
+ * await of such a loop would pay a wake-up on both sides. After such a suspension
+ * (`bolts_task_await_suspend_begin` notes it, process-wide) idle workers spin for
+ * BOLTS_POOL_SPIN_AWAITED_NS instead, longer than that resumption, so that the next task
+ * finds one awake and the awaiter's spin sees it complete. Event loops that join with
+ * continuations never suspend this way, and an awaiter on a pool worker is never noted (it
+ * does not spin, and runs a task of its own pool inline), so servers of that shape spin as
+ * before; the longer spin's CPU is spent only while such awaits happen.
  *
- * BOLTS_POOL_SPIN_YIELD (off by default; a build option): whether an idle worker, once
- * its eager scans are over, gives its CPU once to any thread waiting for it
- * (`yield_cpu_while_idle`). Inside a server the workers share the CPUs with event loops;
- * a spin held the CPU while a loop that had been pre-empted, or the load's other threads,
- * waited for it. Yielding once (a system call, ~0.3 us, that returns at once when nobody
- * waits) lets them go first; the worker then spins on when it gets the CPU back, or parks
- * if the spin's time has passed meanwhile. Measured on the 2-CPU VM (the server scenario's
- * tasks beside DispatchGroup, 3-second runs, four alternating rounds of each build, medians
- * of the ratios, without -> with), in a first set: one job of 0.3 us 1.02 -> 1.15 (CPU per
- * request 0.96 -> 0.86), one of 3 us 1.04 -> 1.06, 16 x 0.3 us 1.13 -> 1.16 (0.94 ->
- * 0.87), 16 x 3 us 0.96 -> 1.08, 64 x 0.3 us 1.00 -> 1.02, 64 x 3 us 0.91 -> 1.02; in a
- * later one, less: 1.05 -> 1.05, 0.97 -> 1.07, 0.98 -> 1.11, 0.97 -> 0.92, 1.06 -> 1.03, 0.92
- * -> 0.93 (CPU per request 0.89-0.93 against 0.97-1.04 at one job and at 16 x 0.3 us, no
- * lower elsewhere). Its price is the paced hand-off's tail: producers that block until
- * their job ran are threads waiting for the CPU too, and a worker that yields to them is
- * behind all of them when their next jobs come. Pool p99 above Dispatch's at 4 or 8
- * producers in 4 of 8 cells of four runs (263 us against 81 at worst) with the yield, 2 of
- * 16 without; so the pool's goal stays the default, and a server that values CPU per
- * request over hand-off tail can build with -DBOLTS_POOL_SPIN_YIELD=1. Yielding only
- * while another worker still searched kept the paced tail (1 of 8 such cells) and lost
- * the gain (0.90-1.03). A plain yield that kept the worker in the searching count made the
- * paced p99 at 4 producers 81-106 us against 26-51 us (three runs each): producers on
- * the worker's CPU skipped waking a parked worker for a searcher that was not running;
- * leaving the count for the yield put it at 20-42 us.
+ * The idle yield (BOLTS_POOL_SPIN_YIELD, a build option, off by default). With it, an idle
+ * worker whose eager scans are over gives its CPU once to any thread waiting for it
+ * (`yield_cpu_while_idle`), then spins on when it gets the CPU back, or parks if the spin's
+ * time has passed meanwhile. Inside a server the workers share the CPUs with event loops,
+ * and a spinning worker holds a CPU that a pre-empted loop waits for: letting the loop go
+ * first lowers the CPU spent per request. The price is the hand-off's tail latency:
+ * producers that block until their job ran are threads waiting for a CPU too, and a worker
+ * that yields to them is behind all of them when their next jobs come. Hence off by
+ * default, for servers that value CPU per request over that tail. The yielding worker
+ * leaves the searching count of I5 for that moment: counted, it would make producers on
+ * its CPU skip waking a parked worker for a searcher that is not running. Yielding only
+ * while another worker still searches keeps the tail but loses the gain.
  *
- * BOLTS_POOL_SPIN_YIELD_AWAITED_NS: with the yield, it is skipped while threads off the
- * pools await pool tasks (`try await task.value` from Swift's executor:
- * `bolts_task_spin_for_completion` spins up to BOLTS_TASK_AWAIT_SPIN_NS for a worker to run
- * the task): while such an awaiter is suspended, and for a while after one began an await.
- * A worker that has yielded to a runnable thread is off its CPU until that thread blocks
- * or its slice ends, longer than the awaiter's spin: on one shared CPU, a worker that
- * ignored a waiting awaiter gave its CPU away 4-6 us after each job (the C stress test).
- * The hold is process-wide: an awaiter reads a task's pool only while its job is queued.
- * The event loops of the server scenario join with continuations and never await.
+ * BOLTS_POOL_SPIN_YIELD_AWAITED_NS (with the yield). The yield is skipped while an awaiter
+ * off the pools is suspended on a pool's task, and for this long after one began awaiting
+ * (`bolts_task_spin_for_completion`): that awaiter spins for a worker to run its task, and
+ * a worker that yielded to a runnable thread is off its CPU until that thread blocks or its
+ * time slice ends, longer than the awaiter's spin. Process-wide, because an awaiter knows
+ * a task's pool only while its job is queued.
  *
- * BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES: how densely an idle worker
- * scans. A scan reads every queue's tail and head, and the steal grace (I10) reads the
- * owner's `executed` count and the clock: lines that a busy worker writes on every
- * submission to its own queue and after every job. Scanning after every single PAUSE
- * (~26 ns on the project's VM) kept those lines moving between the two CPUs, and the busy
- * worker paid a coherence miss on each of its writes: an await round trip through the
- * installed global executor (a task that starts a child and suspends, the child's
- * completion resuming it: every hop a submission to the worker's own queue while the
- * other worker spins) took 1.3-2.5 us against 1.1-1.3 us once scans back off (medians of
- * eight alternating runs: 1,534 against 1,220 ns; a preferred-pool round trip from the
- * global executor 2,355 against 1,286 ns). For the first 2 us of a spin the worker still
- * scans after every pause, so a submitter that hands over one job at a time (the paced
- * hand-off: p50 ~0.3-0.4 us) finds it scanning; backing off from the start put that p50
- * at ~0.9 us. 32 pauses (~0.8 us) between late scans bound the extra pick-up delay of a
- * job that arrives late in a spin. The server scenario did not move beyond its noise
- * (its workers are rarely idle for long between a request's jobs).
+ * Spin density (BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES). A scan reads
+ * every queue's tail and head, and the steal grace (I10) reads the owner's `executed`
+ * count and the clock: lines that a busy worker writes on every submission to its own
+ * queue and after every job. Scanning after every pause keeps those lines moving between
+ * CPUs, and the busy worker pays a coherence miss on each of those writes, which slows
+ * exactly the work where one worker hands itself every step (an await round trip through
+ * the pool installed as the global executor). So a worker scans after every pause only for
+ * the first BOLTS_POOL_SPIN_EAGER_NS of its spin, where a submitter that hands over one job
+ * at a time finds it, and then doubles the pauses between scans up to
+ * BOLTS_POOL_SPIN_BACKOFF_PAUSES, which bounds the extra delay of a job that arrives late
+ * in a spin to that many pauses.
  *
- * BOLTS_POOL_FAIR_INTERVAL (I9): a worker that has taken this many jobs in a row from its
- * own queue looks at the other queues first, and takes from one whose owner is parked or
- * has run no job for BOLTS_POOL_STALL_NS. Without it, a worker whose own queue a closed
- * cycle keeps refilling (an event loop that submits a request's jobs, sleeps until they
- * are done, answers, and submits the next request's) never visited the queue of a worker
- * that was parked, blocked or pre-empted: one loop's requests waited there for 60 to 1,000
- * ms in the server benchmark. With 16 (the default), once any worker runs, a queue next to
- * a parked owner is served within 16 of that worker's jobs, any other within ~1 ms more.
+ * Fairness (I9: BOLTS_POOL_FAIR_INTERVAL, BOLTS_POOL_STALL_NS). A worker whose own queue a
+ * closed cycle keeps refilling (an event loop that submits a request's jobs, sleeps until
+ * they are done, answers, and submits the next request's) would otherwise never look at
+ * another queue, and a queue whose worker is parked, blocked or pre-empted would wait for
+ * as long as the cycle lasts (finding F5, Model/FINDINGS.md). Every BOLTS_POOL_FAIR_INTERVAL
+ * jobs in a row from its own queue, a worker looks at the others first: small enough that
+ * a queue next to a parked owner is served within a few jobs of any running worker, large
+ * enough to keep the look off most jobs' path. BOLTS_POOL_STALL_NS is how long an owner
+ * that is not parked may run no job, with work queued, before a turn serves its queue: an
+ * owner that is merely pre-empted for a moment or busy in one job keeps its queue (see
+ * `stalled`).
  *
- * BOLTS_POOL_STALL_NS (I9): how long a queue's owner may run no job, with work in its
- * queue and without being parked, before a fairness turn serves that queue.
+ * Steal grace (I10: BOLTS_POOL_STEAL_GRACE_NS). A job that a worker submits to its own
+ * queue just before its current job ends (an async caller that starts a child and
+ * suspends, a completion that resumes the awaiting task) is best run by that worker, where
+ * its data is in cache; an idle worker that spins would otherwise steal every such hop and
+ * move its data across CPUs. The grace is about the length of the end of a short job: long
+ * enough for the owner to get back to its queue, short enough that a job whose owner went
+ * on with long work hardly waits. A queue holding more than one job (a fan-out), or whose
+ * owner is parked, is stolen from at once.
  *
- * BOLTS_POOL_STEAL_GRACE_NS (I10): how long a searching worker leaves a queue's only job
- * to the queue's owner while the owner is running a job (its count of jobs run has not
- * moved). A job that a worker submits to its own queue just before the job it runs ends
- * (an async caller that starts a child and suspends, a completion that resumes the
- * awaiting task) is then run by that worker, where its data is in cache, instead of
- * crossing to an idle worker that spins; a queue holding more than one job (a fan-out), or
- * whose owner is parked, is stolen from at once. Measured on the 2-CPU VM: an await round
- * trip through the installed global executor ran ~1.4x slower on two workers than on one,
- * the idle worker stealing every hop. */
-
-/* BOLTS_POOL_SHORT_JOB_NS, BOLTS_POOL_SAMPLE_INTERVAL, BOLTS_POOL_RESTRAIN_NS (I11): a
- * worker that runs a task which starts tiny tasks (Swift Concurrency with the pool as its
- * global executor: `Task {}` in a loop, a task group's children, a chain of resumptions)
- * puts them in its own queue; an idle worker used to take them as fast as they came. A
- * job that crosses CPUs takes its cache lines along and frees its memory on the other
- * CPU, where glibc's allocator then contends for the creator's arena lock: on the 2-CPU
- * VM, 256 `Task {}` from one task took 1.3-1.5 us each with the idle worker stealing and
- * 0.55-0.75 us on one CPU alone. Left to their owner, they took 0.6-0.9 us each (the
- * other worker parked). A stolen job of a few microseconds already pays for the move,
- * and timing a job costs two clock reads (~25 ns each here), so only one job in
- * BOLTS_POOL_SAMPLE_INTERVAL is timed and 2 us is the line: the server scenario's 3 us
- * jobs stay shared, its 0.3 us ones would not be (but they come from event loops, i.e.
- * from outside, and are never held back). BOLTS_POOL_RESTRAIN_NS bounds what a job waits
- * when its owner stops: blocked where the pool cannot see, or in a long job of its own
- * (100 us: about the time that owner took to start 256 tasks). A restrained worker's
- * timed park used to wake it about that often while the owner's queue stayed non-empty:
- * ~4 parks per task group of 1,000 children and ~1 per batch of 256 tasks, the process's
- * CPU ~12 % above its wall time. Each park that runs out while the owner still moves now
- * doubles the next, up to BOLTS_POOL_RESTRAIN_PARK_MAX_NS (1.6 ms): in a probe (batches of
- * 256 `Task {}`, pool installed) parks fell ~10x and CPU came to ~1 % above wall time, at
- * the same or lower time per task. The price: the jobs of an owner that stops after
- * moving for a while are taken up to 1.6 ms after it stopped instead of ~0.1 ms (outside
- * jobs are never held back, and a claimer's wake ends the park at once). */
+ * Restraint (I11: BOLTS_POOL_SHORT_JOB_NS, BOLTS_POOL_SAMPLE_INTERVAL, BOLTS_POOL_RESTRAIN_NS,
+ * BOLTS_POOL_RESTRAIN_PARK_MAX_NS). A worker running a task that starts tiny tasks (Swift
+ * Concurrency with the pool as its global executor: `Task {}` in a loop, a task group's
+ * children, a chain of resumptions) puts them in its own queue. A job that crosses CPUs
+ * takes its cache lines along and frees its memory on the other CPU, where glibc's
+ * allocator then contends for the creator's arena lock; for tiny jobs that costs more than
+ * running them in parallel gains, so they stay with their owner while it makes progress.
+ * A job of a few microseconds already pays for the move, hence the line
+ * BOLTS_POOL_SHORT_JOB_NS; timing a job costs two clock reads, hence only one job in
+ * BOLTS_POOL_SAMPLE_INTERVAL is timed. Jobs from outside (an event loop's fan-out) are
+ * never held back. BOLTS_POOL_RESTRAIN_NS bounds what a job waits when its owner stops
+ * (blocked where the pool cannot see, or in a long job of its own); it is long enough to
+ * cover an owner starting a batch of a few hundred tasks. The restrained worker parks
+ * meanwhile, and parks of that length would wake it over and over while a long batch
+ * drains, spending CPU for nothing; so each park that runs out while the owner still moves
+ * doubles the next, up to BOLTS_POOL_RESTRAIN_PARK_MAX_NS. The price: an owner that stops
+ * after moving for a while has its jobs taken up to BOLTS_POOL_RESTRAIN_PARK_MAX_NS after it
+ * stopped (a claimer's wake ends the park at once). */
 
 /* What a worker last saw of a counter of another slot's owner, and since when it has
  * seen that value (the steal grace of I10, the restraint of I11). */
@@ -316,11 +283,10 @@ static inline bool owner_parked(bolts_pool_t *pool, const struct bolts_pool_slot
  * taking: the owner is parked (the server stall of finding F5), or its count of jobs run
  * has not moved for BOLTS_POOL_STALL_NS (blocked outside the pool's knowledge, or
  * pre-empted for that long). An owner that is merely pre-empted for a moment, or busy, is
- * left its queue: taking from it made it find its queue empty, park, and need a futex
- * wake for the next job (measured: the paced hand-off's p99 at 8 producers went from
- * 27-28 us to 30-125 us when a turn took from any owner whose count had not moved since
- * the previous turn). Relaxed loads and stores: a heuristic whose worst case is one steal
- * more or fewer; racing turns may both look. */
+ * left its queue: taking from it makes it find its queue empty, park, and need a futex
+ * wake for its next job, which lengthens the hand-off's tail when turns take from any
+ * owner whose count has not moved since the previous turn. Relaxed loads and stores: a
+ * heuristic whose worst case is one steal more or fewer; racing turns may both look. */
 static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now) {
     if (cds_wfcq_empty(&slot->head, &slot->tail)) return false;
     if (owner_parked(pool, slot)) return true;
@@ -390,8 +356,8 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
  * submissions) moved less than BOLTS_POOL_RESTRAIN_NS ago as far as this worker has seen
  * (a first look counts as a move), and this worker keeps no restraint toward another owner
  * whose bound has not passed (`watching_another`). How long ago the owner last submitted
- * to itself says nothing: a batch it handed itself earlier may still be draining (1,000
- * task-group children take it ~0.6 ms), and its jobs should stay where their data is.
+ * to itself says nothing: a batch it handed itself earlier (a large task group's
+ * children) may still be draining, and its jobs should stay where their data is.
  * Relaxed loads: a heuristic; the owner runs its own queue before it parks, and the
  * bound makes a stuck owner's queue fair game again. The outside counts only err one way:
  * a submission counts itself before its job is in the queue, and a job taken from it
@@ -1191,9 +1157,9 @@ static uint64_t backlog(bolts_pool_t *pool) {
 /* Backpressure on a thread that is not one of the pool's workers (see
  * BOLTS_POOL_BACKLOG_PER_WORKER). Sampled while the backlog was last seen under the
  * bound, so the counters are read once per BOLTS_POOL_BACKLOG_SAMPLE submissions; once
- * over, every submission checks and yields. One yield per sample was not enough: with
- * eight submitters on two CPUs the scheduler often hands a yielding thread the CPU
- * straight back, and the backlog grew to ~500k jobs (62 ms queued p99). */
+ * over, every submission checks and yields. One yield per sample is not enough: when
+ * submitters outnumber CPUs the scheduler often hands a yielding thread the CPU straight
+ * back, and the backlog keeps growing. */
 static void backpressure(bolts_pool_t *pool) {
     if (tl_throttled != pool && ++tl_outside_submits % BOLTS_POOL_BACKLOG_SAMPLE != 0) return;
     if (backlog(pool) > (uint64_t)BOLTS_POOL_BACKLOG_PER_WORKER * pool->target) {
