@@ -232,7 +232,7 @@ bool bolts_task_wait(bolts_task_t *task, int64_t timeout_ns) {
     int64_t deadline = bolts__deadline_after(timeout_ns);
 
     /* Spin briefly: a completion that is already under way is far cheaper to wait
-     * for than a futex round trip (~55 µs on the project's VMs). */
+     * for than a futex round trip. */
     for (int i = 0; i < TASK_WAIT_SPIN_ITERATIONS; i++) {
         if (bolts_task_state(task) != BOLTS_PENDING) return true;
         bolts__cpu_relax();
@@ -340,8 +340,8 @@ bool bolts_task_spin_for_completion(bolts_task_t *task) {
     tl_spins_begun++;
     int64_t deadline = bolts__now_ns() + BOLTS_TASK_AWAIT_SPIN_NS;
     for (;;) {
-        /* A clock read per eight pauses: a pause costs 10-300 ns on the project's VMs
-         * (BOLTS_POOL_SPIN_NS's rationale in pool.c). */
+        /* A clock read per eight pauses: a pause's cost varies widely between CPUs,
+         * so the bound is a time (the idle spin's rationale in pool.c). */
         for (int i = 0; i < 8; i++) {
             if (bolts_task_state(task) != BOLTS_PENDING) {
                 tl_spin_misses = 0;

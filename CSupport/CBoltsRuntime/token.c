@@ -266,7 +266,7 @@ static void reclaim_batch(struct rcu_head *head) {
  * - only a node unlinked while a walk may be running (a dispose racing cancel, or a
  *   handler disposing a later registration) waits for a grace period, through call_rcu.
  * That keeps the common register+dispose on a live token free of RCU costs (call_rcu
- * costs ~70 ns and floods liburcu's helper thread under churn), and uses RCU exactly
+ * queues every node for liburcu's helper thread, which churn floods), and uses RCU exactly
  * where a reader can race the free.
  */
 static bool walk_may_be_reading(const bolts_token_t *t) {

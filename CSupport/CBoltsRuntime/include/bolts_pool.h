@@ -145,7 +145,7 @@ extern "C" {
 typedef struct bolts_pool bolts_pool_t;
 
 /* Tunable constants. Each is defined once, here, and may be overridden at build time
- * (-D); pool.c and pool_serial.c explain how their values were chosen. */
+ * (-D); pool.c and pool_serial.c say what each is for and why it is sized as it is. */
 
 /** Backpressure bound (I8): queued jobs per worker above which a submitter from outside
  *  the pool yields its time slice on each submission. */
@@ -182,8 +182,8 @@ typedef struct bolts_pool bolts_pool_t;
 /** 1: an idle worker gives its CPU once to any thread waiting for it (sched_yield) when
  *  its eager scans are over (BOLTS_POOL_SPIN_EAGER_NS), leaving the searching count of I5
  *  for that moment; 0 (the default): it keeps the CPU for the whole spin. A trade, off by
- *  default: beside event loops it lowered CPU per request by a few percent, and it raised
- *  the paced hand-off's p99 at 4 and 8 producers (see pool.c). */
+ *  default: beside event loops it lowers CPU per request, and it lengthens the hand-off's
+ *  tail latency when producers outnumber CPUs (see pool.c). */
 #ifndef BOLTS_POOL_SPIN_YIELD
 #define BOLTS_POOL_SPIN_YIELD 0
 #endif

@@ -107,7 +107,7 @@ bool bolts_task_begin_own_job_here(bolts_task_t *_Nonnull task);
  *  BOLTS_TASK_AWAIT_SPIN_NS, which it does only when the task's own job was submitted with
  *  `bolts_task_submit_own_job` (a pool runs it, or is about to) and the task is pending.
  *  True saves the suspension and the resumption, whose wake-up of a parked thread of the
- *  awaiter's executor costs more than a short job on this machine. Adaptive, per thread:
+ *  awaiter's executor costs more than a short job. Adaptive, per thread:
  *  after BOLTS_TASK_AWAIT_SPIN_MISSES spins in a row that ended with the task still
  *  pending, the thread skips the spin for BOLTS_TASK_AWAIT_SPIN_SKIP awaits, then tries
  *  one again (a success resets the count). Every call that gets past the first two checks,

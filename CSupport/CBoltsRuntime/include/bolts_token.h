@@ -103,9 +103,10 @@
  * Handlers, registrations and cancels run on any thread: Dispatch workers, Swift's
  * cooperative pool, user threads. The qsbr flavour would make every such thread report
  * quiescent states and go offline before blocking; a thread that sleeps while online
- * stalls every grace period (measured here: 0.9 s for a 1 s sleep). Foreign threads
- * cannot be made to do that. memb has no such duty: a thread outside a read-side section
- * never delays a grace period, and the read side costs ~1–2 ns.
+ * stalls every grace period for as long as it sleeps. Foreign threads cannot be made to
+ * do that. memb has no such duty: a thread outside a read-side section never delays a
+ * grace period, and where the kernel has membarrier the read side issues no fence (the
+ * grace period's membarrier system call stands in for it).
  *
  * Every thread that enters a read-side section or calls `call_rcu` must be registered
  * with liburcu first (release builds of liburcu do not check, and an unregistered reader
