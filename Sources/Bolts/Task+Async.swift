@@ -13,14 +13,14 @@ extension Task {
     /// before any worker has started it, the closure runs right here (still on that pool,
     /// still once) instead of suspending the caller until a worker gets to it. Awaited
     /// anywhere else (a thread of Swift's default executor, an event loop), such a task is
-    /// first waited for by spinning a few microseconds (at most `BOLTS_TASK_AWAIT_SPIN_NS`),
-    /// so that a short closure's value arrives without a suspension and a wake-up; a thread
-    /// whose recent spins all ran out skips them for a while.
+    /// first waited for by spinning for a few microseconds at most, so that a short
+    /// closure's value arrives without a suspension and a wake-up; a thread whose recent
+    /// spins all ran out skips them for a while.
     ///
     /// The value of a completed task is read on the caller's executor (the getter is
     /// `nonisolated(nonsending)`): awaited from an actor, it does not hop off the actor and
-    /// back. A pending task is waited for off the caller's actor (`_valueWhenPending`), so
-    /// that neither the spin nor a closure run in its place holds the actor.
+    /// back. A pending task is waited for off the caller's actor, so that neither the spin
+    /// nor a closure run in its place holds the actor.
     @inlinable
     public nonisolated(nonsending) var value: T {
         get async throws {
@@ -43,9 +43,8 @@ extension Task {
 
     /// The suspending part of ``value``: not inlined, it is the slow path. It touches no
     /// generic type built from `T` (an awaiter, a continuation or a result of `T` would each
-    /// cost a metadata-cache lookup per call in this unspecialized code, measured as about a
-    /// quarter of an await's time): the continuation only says whether the task completed,
-    /// and the value is read from the task afterwards.
+    /// cost a metadata-cache lookup per call in this unspecialized code): the continuation
+    /// only says whether the task completed, and the value is read from the task afterwards.
     @usableFromInline
     internal func _awaitValue() async throws -> T {
         if _Concurrency.Task.isCancelled { throw CancellationError() }

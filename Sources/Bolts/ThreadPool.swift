@@ -177,7 +177,8 @@ public final class ThreadPool: @unchecked Sendable {
     ///
     /// A queued job that waits for `body` where the pool cannot see it (a semaphore,
     /// SwiftNIO's `EventLoopFuture.wait()`) holds it up until another worker takes it from
-    /// the waiting worker's queue: an idle worker within ~100 µs, a busy one between two
+    /// the waiting worker's queue: an idle worker within `BOLTS_POOL_RESTRAIN_PARK_MAX_NS`
+    /// (it may leave that worker's own short jobs to it until then), a busy one between two
     /// of its jobs once the waiting worker has run none for a millisecond (the pool's
     /// fairness turn). A pool of one runs `body` at once for that reason: nobody else
     /// would ever take it.

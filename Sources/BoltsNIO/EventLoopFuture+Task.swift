@@ -15,11 +15,10 @@ extension EventLoopFuture where Value: Sendable {
     ///   Already cancelled: the task is returned cancelled.
     /// - Returns: A task whose continuations run where their executors say; the task
     ///   completes on the future's event loop.
-    ///
-    /// Inlinable for the same reason as ``Bolts/Task/eventLoopFuture(on:)``: the caller's
-    /// `Value` known here spares a metadata look-up per call.
     @inlinable
     public func boltsTask(cancellationToken: CancellationToken? = nil) -> BoltsTask<Value> {
+        // Inlinable for the same reason as `Task.eventLoopFuture(on:)`: the caller's `Value`
+        // known here spares a metadata look-up per call.
         let source = TaskCompletionSource<Value>()
         let registration = cancellationToken?.register { _ = source.tryCancel() }
         self.whenComplete { result in

@@ -19,14 +19,14 @@ extension Task {
     /// sleeping event loop once for several completed tasks rather than once for each. A
     /// job queued there that waits for this future where the pool cannot see it
     /// (`wait()`, a semaphore) waits until another worker takes the completion from that
-    /// worker's queue (an idle one within ~100 µs, a busy one after a millisecond); Bolts'
-    /// own waits (`waitUntilCompleted()`) get a compensating worker. A task already
-    /// completed when this is called completes the future here and now.
-    ///
-    /// Inlinable, so that the caller's `T` is known here: unspecialised, creating the
-    /// promise looked up `EventLoopPromise<T>`'s metadata in the runtime on every call.
+    /// worker's queue (an idle one within 1.6 ms, a busy one once the waiting worker has
+    /// run nothing for a millisecond); Bolts' own waits (`waitUntilCompleted()`) get a
+    /// compensating worker. A task already completed when this is called completes the
+    /// future here and now.
     @inlinable
     public func eventLoopFuture(on eventLoop: any EventLoop) -> EventLoopFuture<T> {
+        // Inlinable, so that the caller's `T` is known here: unspecialized, creating the
+        // promise would look up `EventLoopPromise<T>`'s metadata in the runtime on every call.
         let promise = eventLoop.makePromise(of: T.self)
         if self.completed {
             Self._complete(promise, from: self)
