@@ -122,14 +122,22 @@ let package = Package(
             exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "results", "Tools"],
             swiftSettings: swiftSettings
         ),
+        // The helpers several test targets share (waits, counters, recorders, lifetime
+        // trackers, thread runners): one definition each. A plain target, in no product.
+        .target(
+            name: "BoltsTestSupport",
+            dependencies: ["Bolts"],
+            path: "Tests/BoltsTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BoltsTests",
-            dependencies: ["Bolts", "CBoltsRuntime"],
+            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "GlobalExecutorChecks",
-            dependencies: ["Bolts"],
+            dependencies: ["Bolts", "BoltsTestSupport"],
             path: "Tests/GlobalExecutorChecks",
             swiftSettings: swiftSettings
         ),
@@ -156,13 +164,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BoltsAppLinksTests",
-            dependencies: ["BoltsAppLinks", "Bolts"],
+            dependencies: ["BoltsAppLinks", "Bolts", "BoltsTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BoltsAppLinksNIOTests",
             dependencies: [
-                "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts",
+                "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts", "BoltsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -175,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "BoltsNIOTests",
             dependencies: [
-                "BoltsNIO", "Bolts",
+                "BoltsNIO", "Bolts", "BoltsTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -184,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "BoltsServerTests",
             dependencies: [
-                "BoltsServer", "Bolts", "BoltsNIO",
+                "BoltsServer", "Bolts", "BoltsNIO", "BoltsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -207,7 +215,7 @@ let package = Package(
 switch Context.environment["BOLTS_PACKAGE_SCOPE"] {
 case "core":
     let core: Set<String> = [
-        "CURCU", "CBoltsRuntime", "Bolts", "BoltsTests",
+        "CURCU", "CBoltsRuntime", "Bolts", "BoltsTestSupport", "BoltsTests",
         "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
     ]
     package.targets.removeAll { !core.contains($0.name) }

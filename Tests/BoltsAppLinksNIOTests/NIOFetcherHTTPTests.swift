@@ -1,5 +1,6 @@
 import Bolts
 import BoltsAppLinksNIO
+import BoltsTestSupport
 import Foundation
 import NIOCore
 import NIOEmbedded

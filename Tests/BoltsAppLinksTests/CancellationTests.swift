@@ -1,4 +1,5 @@
 import Bolts
+import BoltsTestSupport
 import Foundation
 import Testing
 

@@ -81,22 +81,6 @@ func loopbackResolver(
     return HTMLAppLinkResolver(fetcher: fetcher, configuration: configuration)
 }
 
-/// Polls `condition` every 10 ms until it holds or `seconds` pass; returns whether it held.
-///
-/// Only time in which the waiter gets to run counts against `seconds`. In a full test run the cooperative threads
-/// can all be busy with other suites' synchronous tests for tens of seconds, so one 10 ms sleep may end far later;
-/// such a stall uses up at most 100 ms of the budget, and the condition is checked again after it before giving up.
-func eventually(within seconds: Double, _ condition: () -> Bool) async -> Bool {
-    var waited = 0.0
-    while !condition() {
-        if waited >= seconds { return false }
-        let start = DispatchTime.now().uptimeNanoseconds
-        try? await _Concurrency.Task.sleep(nanoseconds: 10_000_000)
-        waited += min(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, 0.1)
-    }
-    return true
-}
-
 /// A host resolver the test controls: names map to fixed addresses, nothing is looked up for real, and every
 /// lookup is recorded.
 final class StubHostResolver: AppLinkHostResolving {

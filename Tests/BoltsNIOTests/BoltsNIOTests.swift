@@ -1,5 +1,6 @@
 import Bolts
 import BoltsNIO
+import BoltsTestSupport
 import Dispatch
 import Glibc
 import NIOCore
@@ -225,21 +226,4 @@ struct BoltsNIOTests {
             _ = try await loop.makeFailedFuture(CancelledError()).map { 0 }.boltsTask().value
         }
     }
-}
-
-/// One worker of a pool of two, held in a job that waits on a semaphore (a wait the pool
-/// cannot see) until ``release()``: the other worker's queue is then its own alone.
-private final class HeldWorker: Sendable {
-    private let release_ = DispatchSemaphore(value: 0)
-
-    init(of pool: ThreadPool) {
-        let started = DispatchSemaphore(value: 0)
-        pool.execute { [release_] in
-            started.signal()
-            release_.wait()
-        }
-        started.wait()
-    }
-
-    func release() { release_.signal() }
 }

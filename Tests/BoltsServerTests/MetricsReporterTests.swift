@@ -1,4 +1,5 @@
 import Bolts
+import BoltsTestSupport
 import BoltsServer
 import CoreMetrics
 import MetricsTestKit

@@ -38,19 +38,3 @@ extension Logger {
         Logger(label: label) { _ in InMemoryLogHandler(store: store) }
     }
 }
-
-/// Polls `condition` every millisecond until it holds or `seconds` have passed.
-///
-/// The limit is generous on purpose: `swift test` runs every target in one process, and
-/// while other suites' synchronous stress and soak tests hold Swift Concurrency's two
-/// cooperative threads (on a 2-CPU machine), the async work these tests wait for can
-/// stall for tens of seconds (40 s was seen) before it runs. Only a test that is about to
-/// fail waits that long.
-func eventually(within seconds: Double = 180, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while !condition() {
-        if ContinuousClock.now >= deadline { return false }
-        try? await _Concurrency.Task.sleep(for: .milliseconds(1))
-    }
-    return true
-}

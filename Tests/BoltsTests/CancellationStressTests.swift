@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import CBoltsRuntime
 import Foundation
 import Synchronization
@@ -25,8 +26,8 @@ import Testing
     }
 
     private static let threads = 4
-    private static var rounds: Int { cancellationStressIsLong ? 400 : 40 }
-    private static var perThread: Int { cancellationStressIsLong ? 4_000 : 1_000 }
+    private static var rounds: Int { stressIsLong ? 400 : 40 }
+    private static var perThread: Int { stressIsLong ? 4_000 : 1_000 }
 
     @Test func racingRegisterDisposeAndCancelRunsEachLiveHandlerExactlyOnce() {
         for round in 0..<Self.rounds {
@@ -35,7 +36,7 @@ import Testing
             let slots = (0..<(Self.threads * Self.perThread)).map { _ in Slot() }
             let registered = Atomic<Int>(0)
             let cancelAt = Int.random(in: 0..<slots.count)
-            onCancellationTestThreads(Self.threads + 1) { index in
+            runOnThreads(Self.threads + 1, stackSize: 1 << 20) { index in
                 if index == Self.threads {
                     // The canceller starts once a random share of the registrations exists.
                     while registered.load(ordering: .relaxed) < cancelAt { sched_yield() }
@@ -78,13 +79,13 @@ import Testing
     }
 
     @Test func racingDisposeOfOneRegistrationFromManyThreadsDropsItOnce() {
-        let iterations = cancellationStressIsLong ? 20_000 : 1_000
+        let iterations = stressIsLong ? 20_000 : 1_000
         for _ in 0..<iterations / 100 {
             let source = CancellationTokenSource()
             let slots = (0..<100).map { _ in Slot() }
             let handles = slots.map { slot in source.token._register { slot.run() }! }
             let disarmed = Atomic<Int>(0)
-            onCancellationTestThreads(3) { index in
+            runOnThreads(3, stackSize: 1 << 20) { index in
                 if index == 2 {
                     source.cancel()
                     return
@@ -101,12 +102,12 @@ import Testing
     }
 
     @Test func manyTokensCancelledWhileOtherThreadsRegisterAndDispose() {
-        let tokens = cancellationStressIsLong ? 20_000 : 1_000
-        let sources = CancellationLocked<[CancellationTokenSource]>([])
+        let tokens = stressIsLong ? 20_000 : 1_000
+        let sources = LockedValue<[CancellationTokenSource]>([])
         let ran = Atomic<Int>(0)
         let inline = Atomic<Int>(0)
         let live = Atomic<Int>(0)
-        onCancellationTestThreads(3) { index in
+        runOnThreads(3, stackSize: 1 << 20) { index in
             for _ in 0..<tokens {
                 switch index {
                 case 0:
@@ -133,10 +134,10 @@ import Testing
         // Each thread runs a cancel walk (a read-side section, so it registers with liburcu)
         // and disposes a node the walk may be reading (call_rcu), then exits. Exited threads
         // must have unregistered, or grace periods would wait on (or read) dead threads.
-        for _ in 0..<(cancellationStressIsLong ? 200 : 20) {
-            onCancellationTestThreads(2) { _ in
+        for _ in 0..<(stressIsLong ? 200 : 20) {
+            runOnThreads(2, stackSize: 1 << 20) { _ in
                 let source = CancellationTokenSource()
-                let later = CancellationLocked<CancellationTokenRegistration?>(nil)
+                let later = LockedValue<CancellationTokenRegistration?>(nil)
                 source.token.register { later.withLock { $0 }?.dispose() }
                 later.withLock { $0 = source.token.register {} }
                 source.cancel()
@@ -148,9 +149,9 @@ import Testing
     @Test func reclamationKeepsUpWithChurnOnALongLivedToken() {
         let source = CancellationTokenSource()
         let token = source.token
-        let perThread = cancellationStressIsLong ? 1_000_000 : 100_000
+        let perThread = stressIsLong ? 1_000_000 : 100_000
         let before = bolts_token_live_registrations()
-        onCancellationTestThreads(2) { _ in
+        runOnThreads(2, stackSize: 1 << 20) { _ in
             for _ in 0..<perThread {
                 token.register {}.dispose()
             }

@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -12,7 +13,7 @@ import Testing
 
     @Test func cancelAfterZeroCancelsBeforeItReturns() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         source.token.register { runs.increment() }
         source.cancel(after: 0)
         #expect(source.isCancellationRequested)
@@ -21,15 +22,15 @@ import Testing
 
     @Test func cancelAfterADelayCancelsLater() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         source.token.register { runs.increment() }
         let start = DispatchTime.now()
         source.cancel(after: 0.3)
         let early = source.isCancellationRequested
         // Only a read made before the deadline must see "not yet": on a loaded machine this
         // thread can be descheduled for longer than the delay.
-        if cancellationSeconds(since: start) < 0.3 { #expect(!early) }
-        #expect(cancellationEventually(within: 10) { runs.value == 1 })
+        if secondsElapsed(since: start) < 0.3 { #expect(!early) }
+        #expect(eventually(within: 10) { runs.value == 1 })
         #expect(source.isCancellationRequested)
     }
 
@@ -38,7 +39,7 @@ import Testing
         source.cancel(after: 3600)
         source.cancel(after: 0.02)
         source.cancel(after: 7200)
-        #expect(cancellationEventually(within: 10) { source.isCancellationRequested })
+        #expect(eventually(within: 10) { source.isCancellationRequested })
     }
 
     @Test func cancelAfterOnACancelledSourceDoesNothing() {
@@ -58,11 +59,11 @@ import Testing
     @Test func cancelAfterStillFiresWhenTheSourceWasReleased() {
         var source: CancellationTokenSource? = CancellationTokenSource()
         let token = source!.token
-        let runs = CancellationCounter()
+        let runs = Counter()
         token.register { runs.increment() }
         source!.cancel(after: 0.02)
         source = nil
-        #expect(cancellationEventually(within: 10) { runs.value == 1 })
+        #expect(eventually(within: 10) { runs.value == 1 })
         #expect(token.isCancellationRequested)
     }
 
@@ -77,9 +78,9 @@ import Testing
         // The armed timer keeps the token alive, so that it can still cancel it (checked
         // only if this thread got here before the deadline)...
         let aliveEarly = weakToken != nil
-        if cancellationSeconds(since: start) < 0.3 { #expect(aliveEarly) }
+        if secondsElapsed(since: start) < 0.3 { #expect(aliveEarly) }
         // ...and lets it go once it fired.
-        #expect(cancellationEventually(within: 10) { weakToken == nil })
+        #expect(eventually(within: 10) { weakToken == nil })
     }
 
     @Test func disposeReleasesThePendingTimer() {
@@ -90,7 +91,7 @@ import Testing
             source.cancel(after: 3600)
             source.dispose()
         }
-        #expect(cancellationEventually(within: 10) { weakToken == nil })
+        #expect(eventually(within: 10) { weakToken == nil })
     }
 
     @Test func disposeStopsAPendingTimer() {
@@ -101,7 +102,7 @@ import Testing
         source.dispose()
         // A dispose that returned before the deadline must win; one that returned later
         // may have lost to the timer (this thread was descheduled), which is allowed.
-        let disposedInTime = cancellationSeconds(since: start) < 0.2
+        let disposedInTime = secondsElapsed(since: start) < 0.2
         usleep(400_000)
         if disposedInTime { #expect(!token.isCancellationRequested) }
     }
@@ -111,7 +112,7 @@ import Testing
         // owner's dispose: the C core must refuse, so the token keeps its state.
         let source = CancellationTokenSource()
         let token = source.token
-        let runs = CancellationCounter()
+        let runs = Counter()
         token.register { runs.increment() }
         source.dispose()
         #expect(!bolts_token_cancel(token._core))
@@ -120,7 +121,7 @@ import Testing
         #expect(!source._cancelUnlessDisposed())
         #expect(!token.isCancellationRequested)
         // Registering afterwards drops the handler: nothing can cancel the token any more.
-        let late = CancellationCounter()
+        let late = Counter()
         token.register { late.increment() }
         #expect(late.value == 0)
     }
@@ -132,7 +133,7 @@ import Testing
         // that set its bit just before the dispose may still see its handler dropped by
         // that dispose: the walk runs no handler disposed before it reached it.)
         let count = 200
-        let runs = (0..<count).map { _ in CancellationCounter() }
+        let runs = (0..<count).map { _ in Counter() }
         var tokens: [CancellationToken] = []
         var inTime = [Bool](repeating: false, count: count)
         for i in 0..<count {
@@ -143,9 +144,9 @@ import Testing
             let start = DispatchTime.now()
             source.cancel(after: 0.000_2)
             // Spin past roughly the deadline, alternating which side is likely first.
-            while cancellationSeconds(since: start) < (i % 2 == 0 ? 0.000_15 : 0.000_25) {}
+            while secondsElapsed(since: start) < (i % 2 == 0 ? 0.000_15 : 0.000_25) {}
             source.dispose()
-            inTime[i] = cancellationSeconds(since: start) < 0.000_2
+            inTime[i] = secondsElapsed(since: start) < 0.000_2
         }
         // Every token is disposed now, so no timer can cancel one any more; a cancel that
         // began before its dispose may still be running its handler.
@@ -167,17 +168,17 @@ import Testing
     @Test func disposeDropsHandlersWithoutRunningThem() {
         let source = CancellationTokenSource()
         let token = source.token
-        let runs = CancellationCounter()
-        let released = CancellationFlag()
+        let runs = Counter()
+        let lifetimes = LifetimeTracker()
         do {
-            let tracker = CancellationLifetimeTracker(released)
+            let tracked = lifetimes.track()
             token.register {
-                tracker.touch()
+                tracked.touch()
                 runs.increment()
             }
         }
         source.dispose()
-        #expect(released.isSet)
+        #expect(lifetimes.alive == 0)
         #expect(token._registrationCount == 0)
         #expect(runs.value == 0)
     }
@@ -214,16 +215,16 @@ import Testing
         let source = CancellationTokenSource()
         let token = source.token
         source.dispose()
-        let released = CancellationFlag()
-        let runs = CancellationCounter()
+        let lifetimes = LifetimeTracker()
+        let runs = Counter()
         do {
-            let tracker = CancellationLifetimeTracker(released)
+            let tracked = lifetimes.track()
             token.register {
-                tracker.touch()
+                tracked.touch()
                 runs.increment()
             }
         }
-        #expect(released.isSet)
+        #expect(lifetimes.alive == 0)
         #expect(runs.value == 0)
         #expect(!token.isCancellationRequested)
     }
@@ -243,7 +244,7 @@ import Testing
         let first = CancellationTokenSource()
         let second = CancellationTokenSource()
         let linked = CancellationTokenSource(linkedTo: [first.token, second.token])
-        let runs = CancellationCounter()
+        let runs = Counter()
         linked.token.register { runs.increment() }
         #expect(!linked.isCancellationRequested)
         second.cancel()
@@ -283,7 +284,7 @@ import Testing
 
     @Test func linkedTokenKeepsListeningAfterItsSourceIsReleased() {
         let parent = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         do {
             let linked = CancellationTokenSource(linkedTo: [parent.token])
             linked.token.register { runs.increment() }
@@ -296,7 +297,7 @@ import Testing
         let root = CancellationTokenSource()
         let middle = CancellationTokenSource(linkedTo: [root.token])
         let leaf = CancellationTokenSource(linkedTo: [middle.token])
-        let log = CancellationLog()
+        let log = Recorder<Int>()
         root.token.register { log.append(0) }
         middle.token.register { log.append(1) }
         leaf.token.register { log.append(2) }
@@ -307,25 +308,25 @@ import Testing
     }
 
     @Test func droppedParentAndChildLeakNothing() {
-        let parentHandlerReleased = CancellationFlag()
-        let childHandlerReleased = CancellationFlag()
+        let parentHandlers = LifetimeTracker()
+        let childHandlers = LifetimeTracker()
         do {
             let parent = CancellationTokenSource()
             let child = CancellationTokenSource(linkedTo: [parent.token])
-            let parentTracker = CancellationLifetimeTracker(parentHandlerReleased)
-            let childTracker = CancellationLifetimeTracker(childHandlerReleased)
-            parent.token.register { parentTracker.touch() }
-            child.token.register { childTracker.touch() }
+            let parentTracked = parentHandlers.track()
+            let childTracked = childHandlers.track()
+            parent.token.register { parentTracked.touch() }
+            child.token.register { childTracked.touch() }
         }
         // Armed handlers are released when their token is freed: both tokens were freed.
-        #expect(parentHandlerReleased.isSet)
-        #expect(childHandlerReleased.isSet)
+        #expect(parentHandlers.alive == 0)
+        #expect(childHandlers.alive == 0)
     }
 
     @Test func sourceLinkedToTheSameParentTwiceIsCancelledOnce() {
         let parent = CancellationTokenSource()
         let linked = CancellationTokenSource(linkedTo: [parent.token, parent.token])
-        let runs = CancellationCounter()
+        let runs = Counter()
         linked.token.register { runs.increment() }
         parent.cancel()
         #expect(runs.value == 1)

@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -23,7 +24,7 @@ import Testing
 
     @Test func cancellingTwiceIsHarmless() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         source.token.register { runs.increment() }
         source.cancel()
         source.cancel()
@@ -38,7 +39,7 @@ import Testing
 
     @Test func handlerRunsOnceWhenCancelled() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         source.token.register { runs.increment() }
         #expect(runs.value == 0)
         source.cancel()
@@ -47,7 +48,7 @@ import Testing
 
     @Test func handlersRunInRegistrationOrderBeforeCancelReturns() {
         let source = CancellationTokenSource()
-        let log = CancellationLog()
+        let log = Recorder<Int>()
         for index in 0..<100 {
             source.token.register { log.append(index) }
         }
@@ -57,11 +58,11 @@ import Testing
 
     @Test func handlerRunsOnTheCancellingThread() {
         let source = CancellationTokenSource()
-        let handlerThread = CancellationLocked<UInt?>(nil)
-        source.token.register { handlerThread.withLock { $0 = cancellationCurrentThreadID() } }
-        let cancellerThread = CancellationLocked<UInt?>(nil)
-        onCancellationTestThreads(1) { _ in
-            cancellerThread.withLock { $0 = cancellationCurrentThreadID() }
+        let handlerThread = LockedValue<UInt?>(nil)
+        source.token.register { handlerThread.withLock { $0 = currentThreadID() } }
+        let cancellerThread = LockedValue<UInt?>(nil)
+        runOnThreads(1, stackSize: 1 << 20) { _ in
+            cancellerThread.withLock { $0 = currentThreadID() }
             source.cancel()
         }
         let ran = handlerThread.withLock { $0 }
@@ -72,15 +73,15 @@ import Testing
     @Test func registeringOnACancelledTokenRunsTheHandlerAtOnceOnTheCallersThread() {
         let source = CancellationTokenSource()
         source.cancel()
-        let ranOn = CancellationLocked<UInt?>(nil)
-        let registration = source.token.register { ranOn.withLock { $0 = cancellationCurrentThreadID() } }
-        #expect(ranOn.withLock { $0 } == cancellationCurrentThreadID())
+        let ranOn = LockedValue<UInt?>(nil)
+        let registration = source.token.register { ranOn.withLock { $0 = currentThreadID() } }
+        #expect(ranOn.withLock { $0 } == currentThreadID())
         registration.dispose()  // nothing left to dispose: harmless
     }
 
     @Test func disposedRegistrationNeverRuns() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         let registration = source.token.register { runs.increment() }
         #expect(source.token._registrationCount == 1)
         registration.dispose()
@@ -91,7 +92,7 @@ import Testing
 
     @Test func disposingOneRegistrationKeepsTheOthers() {
         let source = CancellationTokenSource()
-        let log = CancellationLog()
+        let log = Recorder<Int>()
         let registrations = (0..<5).map { index in source.token.register { log.append(index) } }
         registrations[1].dispose()
         registrations[3].dispose()
@@ -101,7 +102,7 @@ import Testing
 
     @Test func disposingAfterCancelIsHarmless() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         let registration = source.token.register { runs.increment() }
         source.cancel()
         registration.dispose()
@@ -111,7 +112,7 @@ import Testing
 
     @Test func disposingTwiceIsHarmless() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         let registration = source.token.register { runs.increment() }
         registration.dispose()
         registration.dispose()
@@ -121,7 +122,7 @@ import Testing
 
     @Test func droppedRegistrationStillRuns() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         do {
             _ = source.token.register { runs.increment() }
         }
@@ -131,8 +132,8 @@ import Testing
 
     @Test func disposingFromInsideTheHandlerDoesNotDeadlock() {
         let source = CancellationTokenSource()
-        let slot = CancellationLocked<CancellationTokenRegistration?>(nil)
-        let finished = CancellationFlag()
+        let slot = LockedValue<CancellationTokenRegistration?>(nil)
+        let finished = Flag()
         let registration = source.token.register {
             slot.withLock { $0 }?.dispose()
             finished.set()
@@ -144,8 +145,8 @@ import Testing
 
     @Test func handlerCanDisposeALaterRegistrationSoItNeverRuns() {
         let source = CancellationTokenSource()
-        let later = CancellationLocked<CancellationTokenRegistration?>(nil)
-        let laterRuns = CancellationCounter()
+        let later = LockedValue<CancellationTokenRegistration?>(nil)
+        let laterRuns = Counter()
         source.token.register { later.withLock { $0 }?.dispose() }
         later.withLock { $0 = source.token.register { laterRuns.increment() } }
         source.cancel()
@@ -154,8 +155,8 @@ import Testing
 
     @Test func registrationDisposedDuringTheCancelWalkIsReclaimedAfterAGracePeriod() {
         let source = CancellationTokenSource()
-        let later = CancellationLocked<CancellationTokenRegistration?>(nil)
-        let laterRuns = CancellationCounter()
+        let later = LockedValue<CancellationTokenRegistration?>(nil)
+        let laterRuns = Counter()
         let deferredBefore = bolts_token_deferred_reclamations()
         source.token.register { later.withLock { $0 }?.dispose() }
         source.token.register {}
@@ -173,7 +174,7 @@ import Testing
 
     @Test func cancellingAgainFromInsideAHandlerReturnsAtOnce() {
         let source = CancellationTokenSource()
-        let log = CancellationLog()
+        let log = Recorder<Int>()
         source.token.register {
             log.append(1)
             source.cancel()
@@ -186,7 +187,7 @@ import Testing
 
     @Test func registeringFromInsideAHandlerRunsTheNewHandlerAtOnce() {
         let source = CancellationTokenSource()
-        let log = CancellationLog()
+        let log = Recorder<Int>()
         source.token.register {
             log.append(1)
             source.token.register { log.append(2) }
@@ -199,7 +200,7 @@ import Testing
     @Test func disposeWaitsForTheHandlerRunningOnAnotherThread() {
         let source = CancellationTokenSource()
         let started = DispatchSemaphore(value: 0)
-        let finished = CancellationFlag()
+        let finished = Flag()
         let registration = source.token.register {
             started.signal()
             usleep(100_000)
@@ -215,7 +216,7 @@ import Testing
     @Test func secondCancelOnAnotherThreadWaitsForTheHandlers() {
         let source = CancellationTokenSource()
         let started = DispatchSemaphore(value: 0)
-        let finished = CancellationFlag()
+        let finished = Flag()
         source.token.register {
             started.signal()
             usleep(100_000)
@@ -230,37 +231,37 @@ import Testing
 
     @Test func handlerIsReleasedRightAfterItRuns() {
         let source = CancellationTokenSource()
-        let released = CancellationFlag()
+        let lifetimes = LifetimeTracker()
         do {
-            let tracker = CancellationLifetimeTracker(released)
-            source.token.register { tracker.touch() }
+            let tracked = lifetimes.track()
+            source.token.register { tracked.touch() }
         }
-        #expect(!released.isSet)
+        #expect(lifetimes.alive == 1)
         source.cancel()
-        #expect(released.isSet)
+        #expect(lifetimes.alive == 0)
     }
 
     @Test func handlerIsReleasedWhenDisposed() {
         let source = CancellationTokenSource()
-        let released = CancellationFlag()
+        let lifetimes = LifetimeTracker()
         let registration: CancellationTokenRegistration
         do {
-            let tracker = CancellationLifetimeTracker(released)
-            registration = source.token.register { tracker.touch() }
+            let tracked = lifetimes.track()
+            registration = source.token.register { tracked.touch() }
         }
-        #expect(!released.isSet)
+        #expect(lifetimes.alive == 1)
         registration.dispose()
-        #expect(released.isSet)
+        #expect(lifetimes.alive == 0)
     }
 
     @Test func handlersAreReleasedWhenNothingCanCancelTheTokenAnyMore() {
-        let released = CancellationFlag()
+        let lifetimes = LifetimeTracker()
         do {
             let source = CancellationTokenSource()
-            let tracker = CancellationLifetimeTracker(released)
-            source.token.register { tracker.touch() }
+            let tracked = lifetimes.track()
+            source.token.register { tracked.touch() }
         }
-        #expect(released.isSet)
+        #expect(lifetimes.alive == 0)
     }
 
     @Test func tokenKeepsWorkingAfterItsSourceIsReleased() {
@@ -268,7 +269,7 @@ import Testing
         let token = source!.token
         source = nil
         #expect(!token.isCancellationRequested)
-        let runs = CancellationCounter()
+        let runs = Counter()
         let registration = token.register { runs.increment() }
         registration.dispose()
         #expect(runs.value == 0)
@@ -276,7 +277,7 @@ import Testing
 
     @Test func registrationFastPathRunsAndDisposes() {
         let source = CancellationTokenSource()
-        let runs = CancellationCounter()
+        let runs = Counter()
         let kept = source.token._register { runs.increment() }
         let disposed = source.token._register { runs.increment() }
         #expect(kept != nil && disposed != nil)

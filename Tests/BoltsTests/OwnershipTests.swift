@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -11,15 +12,9 @@ import Testing
 /// to account: each is released exactly once (never leaked, never released twice, which
 /// would crash or make the counts go negative), on every executor kind.
 @Suite(.serialized) struct OwnershipTests {
-    /// Waits (up to 10 s) until `condition` holds: a worker releases a job's closure just
-    /// after running it, so the count may lag the task's completion by a moment.
-    private func eventually(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<10_000 {
-            if condition() { return true }
-            usleep(1_000)
-        }
-        return condition()
-    }
+    /// Seconds to wait for a count to settle: a worker releases a job's closure just after
+    /// running it, so the count may lag the task's completion by a moment.
+    private static let releaseGrace = 10.0
 
     @Test(arguments: ["pool", "custom pool", "queue", "inline", "escaping closure"])
     func executeReleasesItsClosureOnceOnEveryExecutor(_ kind: String) {
@@ -47,7 +42,7 @@ import Testing
         #expect(all.waitUntilCompleted(timeout: 60))
         #expect(all.result == Array(0..<200))
         // The tasks are still alive; their closures are gone (or going).
-        #expect(eventually { tracker.alive == 0 })
+        #expect(eventually(within: Self.releaseGrace) { tracker.alive == 0 })
         #expect(tracker.alive == 0)
     }
 
@@ -60,7 +55,7 @@ import Testing
             #expect(task.result == 42)
         }
         // The worker drops the job's reference right after completing the task.
-        #expect(eventually { weakTask == nil })
+        #expect(eventually(within: Self.releaseGrace) { weakTask == nil })
     }
 
     @Test func poolAndExecutorJobsReleaseTheirClosuresOnce() {
@@ -81,7 +76,7 @@ import Testing
             }
         }
         #expect(done.wait(timeout: .now() + 60) == .success)
-        #expect(eventually { tracker.alive == 0 })
+        #expect(eventually(within: Self.releaseGrace) { tracker.alive == 0 })
         #expect(ran.value == count)
     }
 
@@ -126,8 +121,8 @@ import Testing
             #expect(all.result?.count == 64)
             #expect(tracker.alive == 64)
         }
-        #expect(eventually { weakInputs.allSatisfy { $0.object == nil } })
-        #expect(eventually { tracker.alive == 0 })
+        #expect(eventually(within: Self.releaseGrace) { weakInputs.allSatisfy { $0.object == nil } })
+        #expect(eventually(within: Self.releaseGrace) { tracker.alive == 0 })
     }
 
     @Test func aggregatesOfErrorsKeepInputOrderWhenInputsFailConcurrently() {

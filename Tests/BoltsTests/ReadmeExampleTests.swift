@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import Foundation
 import Testing
 

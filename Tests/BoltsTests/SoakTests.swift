@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -89,7 +90,7 @@ enum SoakRun {
         let pool = ThreadPool(threadCount: 2, name: "soak")
         let tracker = LifetimeTracker()
         let start = DispatchTime.now()
-        func elapsed() -> Double { cancellationSeconds(since: start) }
+        func elapsed() -> Double { secondsElapsed(since: start) }
 
         var failures: [String] = []
         var tasks = 0

@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import Dispatch
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 @testable import Bolts
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -11,9 +12,6 @@ import Testing
 /// within the bound.
 @Suite(.serialized)
 struct ThreadPoolRestraintTests {
-    /// The calling thread, as a number.
-    private static func threadID() -> UInt { UInt(bitPattern: Int(bitPattern: pthread_self())) }
-
     /// About `nanoseconds` of busy work: a submitter that takes this long between its
     /// submissions (as a task spawning tasks does) gives an idle worker time to take each.
     private static func busy(nanoseconds: UInt64) {
@@ -42,7 +40,7 @@ struct ThreadPoolRestraintTests {
         /// `work` ns of busy work.
         func job(submitter: UInt, work: UInt64 = 0) {
             if work > 0 { busy(nanoseconds: work) }
-            if threadID() == submitter { sameThread.add(1, ordering: .relaxed) }
+            if currentThreadID() == submitter { sameThread.add(1, ordering: .relaxed) }
             if !blockEnded.load(ordering: .acquiring) { ranEarly.add(1, ordering: .relaxed) }
             done.add()
         }
@@ -52,7 +50,7 @@ struct ThreadPoolRestraintTests {
     /// 256): what the pool's sampling would see, without its queues.
     private static func jobNanoseconds(work: UInt64 = 0) -> Double {
         let counters = Counters()
-        let me = threadID()
+        let me = currentThreadID()
         var timings: [Double] = []
         for _ in 0..<9 {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -102,7 +100,7 @@ struct ThreadPoolRestraintTests {
     ) -> (onSubmitter: Int, beforeBlockEnded: Int) {
         let counters = Counters()
         onWorker(pool) {
-            let me = threadID()
+            let me = currentThreadID()
             for _ in 0..<count {
                 pool.execute { counters.job(submitter: me, work: work) }
                 busy(nanoseconds: spacing)

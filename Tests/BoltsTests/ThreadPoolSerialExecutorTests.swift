@@ -1,4 +1,5 @@
 import Bolts
+import BoltsTestSupport
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,4 +1,5 @@
 import Bolts
+import BoltsTestSupport
 import Testing
 
 /// Nonisolated async work, so that awaiting it may switch threads.
@@ -6,13 +7,6 @@ import Testing
 private func hop(_ value: Int) async -> Int {
     await _Concurrency.Task.yield()
     return value + 1
-}
-
-/// A synchronous wait reached from async code (the library keeps its own waits out of
-/// async contexts; code that blocks anyway goes through a function like this).
-private func blockUntilCompleted(_ task: Task<Int>) -> Int {
-    task.waitUntilCompleted()
-    return task.result ?? -1
 }
 
 @Suite("ThreadPool as a TaskExecutor")
@@ -60,7 +54,7 @@ struct ThreadPoolTaskExecutorTests {
         let before = pool.metrics.compensations
         let sum = await withTaskExecutorPreference(pool) {
             await withTaskGroup(of: Int.self) { group in
-                group.addTask { blockUntilCompleted(source.task) }
+                group.addTask { blockUntilCompleted(source.task) ?? -1 }
                 group.addTask {
                     _ = await hop(0)
                     source.set(result: 41)

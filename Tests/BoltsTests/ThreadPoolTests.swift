@@ -1,4 +1,5 @@
 @testable import Bolts
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -51,20 +52,6 @@ final class ThreadPoolCountdown: Sendable {
         }
         return true
     }
-}
-
-/// Starts `threads` threads running `body(threadIndex)` and waits for all of them.
-func runOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for t in 0..<threads {
-        group.enter()
-        let thread = Thread {
-            body(t)
-            group.leave()
-        }
-        thread.start()
-    }
-    group.wait()
 }
 
 @Suite("ThreadPool")
@@ -120,7 +107,10 @@ struct ThreadPoolTests {
         let pool = ThreadPool(threadCount: 2, name: "behind")
         let order = Mutex<[String]>([])
         let finished = ThreadPoolCountdown()
-        withOneWorkerHeld(pool) {
+        do {
+            // One worker held: the other worker's queue is its own alone.
+            let held = HeldWorker(of: pool)
+            defer { held.release() }
             pool.execute {
                 let ranInline = Mutex(false)
                 ThreadPool._runNowOrBehindQueuedJobs(()) { _ in ranInline.withLock { $0 = true } }
@@ -417,18 +407,4 @@ struct ThreadPoolTests {
         #expect(done.wait(for: 1))
         #expect(Executor.pool(.shared).description.contains("ThreadPool"))
     }
-}
-
-/// Runs `body` while one worker of `pool` (of two) is held in a job that waits on a
-/// semaphore, a wait the pool cannot see: the other worker's queue is then its own alone.
-private func withOneWorkerHeld(_ pool: ThreadPool, _ body: () -> Void) {
-    let started = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
-    pool.execute {
-        started.signal()
-        release.wait()
-    }
-    started.wait()
-    body()
-    release.signal()
 }

@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import Dispatch
 import Foundation
 import Testing
@@ -125,10 +126,10 @@ import Testing
         let early = delay.completed
         // "Not yet" only holds for a read made before the deadline (this thread can be
         // descheduled for longer than the delay on a loaded machine).
-        if cancellationSeconds(since: start) < 0.05 { #expect(!early) }
+        if secondsElapsed(since: start) < 0.05 { #expect(!early) }
         delay.waitUntilCompleted()
         #expect(delay.result != nil)
-        #expect(cancellationSeconds(since: start) >= 0.04)
+        #expect(secondsElapsed(since: start) >= 0.04)
     }
 
     @Test func withDelayCancelledAtOnce() {
@@ -148,7 +149,7 @@ import Testing
         #expect(delay.result != nil)
         // The registration is disposed by a job that runs on the completing thread after
         // the task is marked complete, so wait for it rather than sample it.
-        #expect(cancellationEventually(within: 10) { cts.token._registrationCount == 0 })
+        #expect(eventually(within: 10) { cts.token._registrationCount == 0 })
     }
 
     @Test func timeoutFaultsWithTimeoutErrorAndCancelsTheSource() {
@@ -204,6 +205,6 @@ import Testing
         tcs.set(result: 1)
         #expect(limited.result == 1)
         // Dispatch releases a cancelled source's handler on its queue, shortly after.
-        #expect(cancellationEventually(within: 30) { weakSource == nil })
+        #expect(eventually(within: 30) { weakSource == nil })
     }
 }

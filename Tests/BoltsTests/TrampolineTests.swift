@@ -1,3 +1,4 @@
+import BoltsTestSupport
 import CBoltsRuntime
 import Testing
 

@@ -10,6 +10,7 @@
 //               this process sees it; for the cgroup CPU quota test in Tests/BoltsTests)
 // Prints one "ok <check>" line per check that held; exits 1 at the first that did not.
 import Bolts
+import BoltsTestSupport
 import Dispatch
 import Foundation
 import Synchronization
@@ -40,24 +41,9 @@ func runChecked(_ name: String, seconds: Double = 20, _ body: @escaping @Sendabl
 
 /// Shared state for the checks' child tasks.
 final class Record: Sendable {
-    let order = LockedList()
+    /// Behind an NSLock, which ThreadSanitizer sees (see `Recorder`).
+    let order = Recorder<Int>()
     let count = Atomic<Int>(0)
-}
-
-/// A list appended to by many tasks, behind an `NSLock`: a pthread mutex, which
-/// ThreadSanitizer intercepts. `Mutex`'s contended path waits in code the sanitizer does
-/// not see, so two appends that met there were once reported as a race in `.ci/run`'s
-/// TSan stage (where sleepers then also woke out of order, which the report's own stall
-/// can explain).
-///
-/// `@unchecked Sendable`: `items` is read and written only inside `lock`.
-final class LockedList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Int] = []
-
-    func append(_ item: Int) { lock.withLock { items.append(item) } }
-
-    var snapshot: [Int] { lock.withLock { items } }
 }
 
 enum Values {
@@ -81,12 +67,6 @@ nonisolated func hop(_ value: Int) async -> (Int, Bool) {
 func elapsedMilliseconds(since start: ContinuousClock.Instant) -> Double {
     let d = ContinuousClock.now - start
     return Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) / 1e15
-}
-
-/// A synchronous wait called from async code (the library keeps its own waits out of
-/// async contexts; code that blocks anyway reaches them through a function like this).
-func blockUntilCompleted(_ task: Task<Int>) {
-    task.waitUntilCompleted()
 }
 
 func installedChecks() {
@@ -179,7 +159,7 @@ func installedChecks() {
                 }
             }
         }
-        let woke = record.order.snapshot
+        let woke = record.order.values
         check(woke.count == 50, "\(woke.count) of 50 sleepers woke")
         let inversions = zip(woke, woke.dropFirst()).filter { $0 > $1 + 5 }.count
         check(inversions == 0, "sleepers woke far out of order: \(woke)")
