@@ -70,7 +70,7 @@ final class BoltsWhenAll: Scenario {
             case .inlineByCallerLastToFirst:
                 for source in sources.reversed() { source.set(result: 1) }
             }
-            succeeded = all.completed && !all.faulted && !all.cancelled
+            succeeded = all.isCompleted && !all.isFaulted && !all.isCancelled
         }
         guard succeeded else { throw BenchmarkError.wrongResult("whenAll did not succeed") }
         return sample

@@ -24,7 +24,7 @@ extension Task {
     @inlinable
     public nonisolated(nonsending) var value: T {
         get async throws {
-            if completed { return try _get() }
+            if isCompleted { return try _get() }
             return try await _valueWhenPending()
         }
     }
@@ -35,9 +35,9 @@ extension Task {
     @inlinable
     @concurrent
     internal func _valueWhenPending() async throws -> T {
-        if completed { return try _get() }
-        if _runOwnJobHere(), completed { return try _get() }
-        if _spinForCompletion(), completed { return try _get() }
+        if isCompleted { return try _get() }
+        if _runOwnJobHere(), isCompleted { return try _get() }
+        if _spinForCompletion(), isCompleted { return try _get() }
         return try await _awaitValue()
     }
 

@@ -21,12 +21,12 @@ extension Task {
             // Runs at once; the token matters only if the step left `next` waiting on a
             // returned task.
             step.perform(next)
-            if next.completed { return next }
+            if next.isCompleted { return next }
         }
         if let registration = token._register({ next._tryCancel() }) {
             _whenComplete(next) { registration.disposeAndRelease() }
         }
-        if runNow || next.completed { return next }
+        if runNow || next.isCompleted { return next }
         next._await(self, executor, _TokenGuardedStep(step: step, token: token))
         return next
     }
@@ -45,7 +45,7 @@ extension Task {
         line: UInt = #line
     ) -> Task<T> {
         precondition(seconds >= 0 && !seconds.isNaN, "timeout(after:) with a negative delay")
-        if completed { return self }
+        if isCompleted { return self }
         let result = Task<T>(_pendingAt: file, line: line)
         // The link is the only path from the waiting callback to this task; whichever side
         // wins empties it, so a timer that fires releases this task even if it never ends.

@@ -70,7 +70,7 @@ extension Task {
     /// available from async code: `await` ``value`` instead.
     @available(*, noasync, message: "use `try await task.value` in async code")
     public func waitUntilCompleted() {
-        if !completed, _runOwnJobHere(), completed { return }
+        if !isCompleted, _runOwnJobHere(), isCompleted { return }
         _ = bolts_task_wait(_core, -1)
     }
 

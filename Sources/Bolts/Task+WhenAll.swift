@@ -38,7 +38,7 @@ extension Task {
         -> Task<Task<T>>
     {
         guard !tasks.isEmpty else { return Task<Task<T>>.cancelledTask() }
-        for task in tasks where task.completed {
+        for task in tasks where task.isCompleted {
             for other in tasks { _whenComplete(other) { other._markObservedIfFaulted() } }
             return Task<Task<T>>(_completed: BOLTS_SUCCESS, value: task, error: nil, file: file, line: line)
         }
@@ -84,7 +84,7 @@ extension Task {
         line: UInt,
         value: @escaping @Sendable ([Task<T>]) -> R
     ) -> Task<R> {
-        if tasks.allSatisfy({ $0.completed }) {
+        if tasks.allSatisfy({ $0.isCompleted }) {
             let result = Task<R>(_pendingAt: file, line: line)
             _finishAll(result, tasks, value)
             return result

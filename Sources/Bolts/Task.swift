@@ -23,7 +23,7 @@ import CBoltsRuntime
 /// the closure and completes with its outcome.
 ///
 /// Memory ordering: the state lives in one atomic word of the C core. The completer writes
-/// the outcome, then publishes it with a release exchange; every reader (`completed`,
+/// the outcome, then publishes it with a release exchange; every reader (`isCompleted`,
 /// `result`, a continuation) goes through an acquire load of that word first.
 public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     @usableFromInline
@@ -116,16 +116,23 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     // MARK: Reading
 
     /// Whether the task has ended (successfully, with an error, or cancelled).
+    ///
+    /// Bolts-Swift spelled it `completed`, which still compiles, deprecated.
     @inlinable
-    public var completed: Bool { _outcome != BOLTS_PENDING }
+    public var isCompleted: Bool { _outcome != BOLTS_PENDING }
 
-    /// Whether the task ended with an error.
+    /// Whether the task ended with an error. Reading it does not mark the error observed.
+    ///
+    /// Bolts-Swift spelled it `faulted`, which still compiles, deprecated.
     @inlinable
-    public var faulted: Bool { _outcome == BOLTS_ERROR }
+    public var isFaulted: Bool { _outcome == BOLTS_ERROR }
 
     /// Whether the task was cancelled.
+    ///
+    /// Bolts-Swift spelled it `cancelled`, which still compiles, deprecated. Not to be
+    /// confused with the static `Task.isCancelled`, which forwards to Swift Concurrency's.
     @inlinable
-    public var cancelled: Bool { _outcome == BOLTS_CANCELLED }
+    public var isCancelled: Bool { _outcome == BOLTS_CANCELLED }
 
     /// The success value, or `nil` while pending, after an error, or when cancelled.
     @inlinable
@@ -199,7 +206,7 @@ public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
     /// task's own job record, so it must not already be waiting on another task.
     @inlinable
     internal func _follow(_ inner: Task<T>) {
-        if inner.completed {
+        if inner.isCompleted {
             _trySet(outcomeOf: inner)
             return
         }

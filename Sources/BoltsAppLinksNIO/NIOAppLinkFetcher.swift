@@ -161,7 +161,7 @@ public struct NIOAppLinkFetcher: AppLinkHTTPFetching {
             // A cancelled task has ended before the exchange knows: close its connection (or drop the attempt).
             // The other outcomes are the exchange's own, which closes the connection as it ends the task.
             source.task.continueWith(.immediate) { task in
-                if task.cancelled { loop.execute { bound.value.abandon() } }
+                if task.isCancelled { loop.execute { bound.value.abandon() } }
             }
             exchange.start(deadline: deadline)
         }

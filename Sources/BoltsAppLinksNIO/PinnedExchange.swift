@@ -48,7 +48,7 @@ final class PinnedExchange {
     /// Arms the deadline and makes the first connection attempt, unless the task already ended (cancelled before
     /// the event loop got to it).
     func start(deadline: NIODeadline) {
-        guard !source.task.completed else {
+        guard !source.task.isCompleted else {
             ended = true
             return
         }

@@ -28,7 +28,7 @@ extension Task {
         // Inlinable, so that the caller's `T` is known here: unspecialized, creating the
         // promise would look up `EventLoopPromise<T>`'s metadata in the runtime on every call.
         let promise = eventLoop.makePromise(of: T.self)
-        if self.completed {
+        if self.isCompleted {
             Self._complete(promise, from: self)
             return promise.futureResult
         }
@@ -44,7 +44,7 @@ extension Task {
     /// Completes `promise` with the outcome of `task`, which has completed.
     @inlinable
     static func _complete(_ promise: EventLoopPromise<T>, from task: Task<T>) {
-        if task.cancelled {
+        if task.isCancelled {
             promise.fail(CancelledError())
         } else if let error = task.error {
             promise.fail(error)

@@ -191,9 +191,9 @@ struct NIOFetcherHTTPTests {
         let source = CancellationTokenSource()
         let task = nioFetcher.fetch(request(server.url("/endless")), cancellationToken: source.token)
         #expect(await eventually(within: 20) { server.requests.count == 1 })
-        #expect(!task.completed)
+        #expect(!task.isCompleted)
         source.cancel()
-        #expect(task.cancelled, "the task ends before cancel() returns")
+        #expect(task.isCancelled, "the task ends before cancel() returns")
         #expect(await eventually(within: 20) { server.hangUps == 1 }, "the server sees the connection close")
     }
 
@@ -203,7 +203,7 @@ struct NIOFetcherHTTPTests {
         let source = CancellationTokenSource()
         source.cancel()
         let task = nioFetcher.fetch(request(server.url("/x")), cancellationToken: source.token)
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
         try await _Concurrency.Task.sleep(nanoseconds: 100_000_000)
         #expect(server.requests.isEmpty)
     }

@@ -48,7 +48,7 @@ struct CachingResolverTests {
         let cache = CachingAppLinkResolver(wrapping: inner)
         let tasks = (0..<10).map { _ in cache.appLink(from: a, platform: .ios) }
         #expect(inner.calls.count == 1)
-        #expect(tasks.allSatisfy { !$0.completed })
+        #expect(tasks.allSatisfy { !$0.isCompleted })
         inner.succeed(0)
         for task in tasks {
             #expect(try await task.value.webURL == URL(string: "http://call/0"))

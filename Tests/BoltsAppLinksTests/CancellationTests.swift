@@ -66,7 +66,7 @@ struct CancellationTests {
         let source = CancellationTokenSource()
         source.cancel()
         let task = loopbackResolver().appLink(from: server.url("/x"), platform: .ios, cancellationToken: source.token)
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
         try await _Concurrency.Task.sleep(nanoseconds: 100_000_000)
         #expect(server.requests.isEmpty)
     }
@@ -85,7 +85,7 @@ struct CancellationTests {
         let cancelling = Date()
         source.cancel()
         let cancelled = Date()
-        #expect(task.cancelled, "cancelled before cancel() returns")
+        #expect(task.isCancelled, "cancelled before cancel() returns")
         let endedAt = try await ended.value
         #expect(endedAt >= cancelling && endedAt <= cancelled, "the task ended inside cancel()")
         // The head could still have been a redirect, so the transfer was only abandoned, not stopped…
@@ -104,7 +104,7 @@ struct CancellationTests {
         #expect(await eventually(within: 5) { server.requests.count == 1 })
         try await _Concurrency.Task.sleep(nanoseconds: 300_000_000)  // some of the body is on its way
         source.cancel()
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
         // The body never ends; only the client hanging up ends the response.
         #expect(await eventually(within: 5) { server.hangUps == 1 })
     }
@@ -141,14 +141,14 @@ struct CancellationTests {
         let early = CancellationTokenSource()
         let slow = resolver.page(from: server.url("/slowhop"), cancellationToken: early.token)
         early.cancel()
-        #expect(slow.cancelled)
+        #expect(slow.isCancelled)
         var tasks: [Task<AppLinkPage>] = []
         for attempt in 0..<12 {
             let source = CancellationTokenSource()
             let task = resolver.page(from: server.url("/hop\(attempt)"), cancellationToken: source.token)
             try await _Concurrency.Task.sleep(nanoseconds: UInt64(attempt) * 10_000_000)
             source.cancel()
-            #expect(task.cancelled)
+            #expect(task.isCancelled)
             tasks.append(task)
         }
         // A resolution cancelled before its redirect arrived never asks for the redirect's target.
@@ -156,7 +156,7 @@ struct CancellationTests {
         #expect(await eventually(within: 5) { server.answeredPaths.contains("/slowhop") })
         try await _Concurrency.Task.sleep(nanoseconds: 500_000_000)  // time to follow it, were it followed
         #expect(!server.requests.map(\.path).contains("/next/slowhop"))
-        #expect(tasks.allSatisfy { $0.cancelled })
+        #expect(tasks.allSatisfy { $0.isCancelled })
     }
 
     @Test func cancellingWhileTheRedirectTargetLoadsEndsTheTaskAtOnce() async throws {
@@ -171,7 +171,7 @@ struct CancellationTests {
         let task = patientLoopbackResolver().page(from: server.url("/start"), cancellationToken: source.token)
         #expect(await eventually(within: 5) { server.requests.map(\.path) == ["/start", "/target"] })
         source.cancel()
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
     }
 
     @Test func twoWaitersShareOneFetchAndOnlyTheLastCancelStopsIt() async throws {
@@ -185,12 +185,12 @@ struct CancellationTests {
         let b = cache.appLink(from: url, platform: .ios, cancellationToken: second.token)
         #expect(await eventually(within: 5) { server.requests.count == 1 })
         first.cancel()
-        #expect(a.cancelled)
-        #expect(!b.completed)
+        #expect(a.isCancelled)
+        #expect(!b.isCompleted)
         try await _Concurrency.Task.sleep(nanoseconds: 300_000_000)
         #expect(server.hangUps == 0, "the other waiter still wants the page")
         second.cancel()
-        #expect(b.cancelled)
+        #expect(b.isCancelled)
         #expect(await eventually(within: 5) { server.hangUps == 1 })
         #expect(server.requests.count == 1)
         #expect(cache.count == 0)
@@ -204,7 +204,7 @@ struct CancellationTests {
         let leaving = cache.appLink(from: url, platform: .ios, cancellationToken: source.token)
         let staying = cache.appLink(from: url, platform: .ios, cancellationToken: CancellationTokenSource().token)
         source.cancel()
-        #expect(leaving.cancelled)
+        #expect(leaving.isCancelled)
         #expect(!inner.wasCancelled(0))
         inner.succeed(0, url: url)
         #expect(try await staying.value.webURL == url)
@@ -219,9 +219,9 @@ struct CancellationTests {
         let cancellable = cache.appLink(from: url, platform: .ios, cancellationToken: source.token)
         let plain = cache.appLink(from: url, platform: .ios)
         source.cancel()
-        #expect(cancellable.cancelled)
+        #expect(cancellable.isCancelled)
         #expect(!inner.wasCancelled(0))
-        #expect(!plain.completed)
+        #expect(!plain.isCompleted)
     }
 
     @Test func theLastWaitersCancelStopsTheResolutionAndTheNextCallerStartsAgain() async throws {
@@ -234,7 +234,7 @@ struct CancellationTests {
         #expect(!inner.wasCancelled(0))
         sources[0].cancel()
         #expect(inner.wasCancelled(0))
-        #expect(tasks.allSatisfy { $0.cancelled })
+        #expect(tasks.allSatisfy { $0.isCancelled })
         let next = cache.appLink(from: url, platform: .ios)
         #expect(inner.callCount == 2)
         inner.succeed(1, url: url)
@@ -246,11 +246,11 @@ struct CancellationTests {
         let source = CancellationTokenSource()
         let task = inner.appLink(
             from: URL(string: "http://gated.example/")!, platform: .ios, cancellationToken: source.token)
-        #expect(!task.completed)
+        #expect(!task.isCompleted)
         source.cancel()
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
         inner.succeed(0)  // the work finishes unobserved
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
     }
 
     @Test func navigationCancelledBeforeTheLinkResolvesOpensNothing() async throws {
@@ -264,11 +264,11 @@ struct CancellationTests {
         let posted = events(mentioning: marker) {
             source.cancel()
         }
-        #expect(navigation.cancelled)
+        #expect(navigation.isCancelled)
         #expect(inner.wasCancelled(0))
         #expect(opener.attemptedURLs.isEmpty)
         #expect(posted.isEmpty)
         let resolved = AppLinkNavigation.resolveAppLink(url, resolver: inner, cancellationToken: source.token)
-        #expect(resolved.cancelled)
+        #expect(resolved.isCancelled)
     }
 }

@@ -56,7 +56,7 @@ struct BoltsNIOTests {
     @Test func succeededFutureBecomesATaskWithTheValue() throws {
         let promise = loop.makePromise(of: String.self)
         let task = promise.futureResult.boltsTask()
-        #expect(!task.completed)
+        #expect(!task.isCompleted)
         promise.succeed("hello")
         #expect(task.waitUntilCompleted(timeout: 10))
         #expect(task.result == "hello")
@@ -65,7 +65,7 @@ struct BoltsNIOTests {
     @Test func failedFutureBecomesAFaultedTaskWithTheSameError() throws {
         let task = loop.makeFailedFuture(Boom(code: 7)).map { 1 }.boltsTask()
         #expect(task.waitUntilCompleted(timeout: 10))
-        #expect(task.faulted)
+        #expect(task.isFaulted)
         #expect(task.error as? Boom == Boom(code: 7))
     }
 
@@ -73,8 +73,8 @@ struct BoltsNIOTests {
         let a = loop.makeFailedFuture(CancelledError()).map { 1 }.boltsTask()
         let b = loop.makeFailedFuture(CancellationError()).map { 1 }.boltsTask()
         #expect(a.waitUntilCompleted(timeout: 10) && b.waitUntilCompleted(timeout: 10))
-        #expect(a.cancelled && b.cancelled)
-        #expect(!a.faulted && !b.faulted)
+        #expect(a.isCancelled && b.isCancelled)
+        #expect(!a.isFaulted && !b.isFaulted)
     }
 
     @Test func cancellingTheTokenCancelsTheTaskAtOnceAndIgnoresTheLaterValue() throws {
@@ -82,17 +82,17 @@ struct BoltsNIOTests {
         let cts = CancellationTokenSource()
         let task = promise.futureResult.boltsTask(cancellationToken: cts.token)
         cts.cancel()
-        #expect(task.cancelled, "cancelled before cancel() returned")
+        #expect(task.isCancelled, "cancelled before cancel() returned")
         promise.succeed(5)
         _ = try promise.futureResult.wait()
-        #expect(task.cancelled && task.result == nil)
+        #expect(task.isCancelled && task.result == nil)
     }
 
     @Test func anAlreadyCancelledTokenGivesACancelledTask() throws {
         let cts = CancellationTokenSource()
         cts.cancel()
         let task = loop.makeSucceededFuture(1).boltsTask(cancellationToken: cts.token)
-        #expect(task.cancelled)
+        #expect(task.isCancelled)
     }
 
     // MARK: Task -> EventLoopFuture
@@ -216,7 +216,7 @@ struct BoltsNIOTests {
         #expect(faulted.error as? Boom == Boom(code: 1))
         let cancelled = BoltsTask<Int>.cancelledTask().eventLoopFuture(on: loop).boltsTask()
         #expect(cancelled.waitUntilCompleted(timeout: 10))
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
     }
 
     @Test func asyncCodeCanAwaitTheBridgedTask() async throws {

@@ -8,17 +8,17 @@ import Testing
         let sources = (0..<5).map { _ in TaskCompletionSource<Int>() }
         let all = Task.whenAll(sources.map(\.task))
         for (i, source) in sources.enumerated() {
-            #expect(!all.completed)
+            #expect(!all.isCompleted)
             source.set(result: i)
         }
-        #expect(all.completed)
-        #expect(!all.faulted && !all.cancelled)
+        #expect(all.isCompleted)
+        #expect(!all.isFaulted && !all.isCancelled)
     }
 
     @Test func whenAllOverCompletedInputsIsCompleteOnReturn() {
-        #expect(Task.whenAll([Task(1), Task(2)]).completed)
+        #expect(Task.whenAll([Task(1), Task(2)]).isCompleted)
         #expect(Task.whenAllResult([Task(1), Task(2)]).result == [1, 2])
-        #expect(Task.whenAll([Task(1), Task<Int>(error: TestError(1))]).faulted)
+        #expect(Task.whenAll([Task(1), Task<Int>(error: TestError(1))]).isFaulted)
     }
 
     @Test func whenAllWithOneErrorPassesItThrough() {
@@ -40,15 +40,15 @@ import Testing
 
     @Test func whenAllWithCancellationAndNoErrorIsCancelled() {
         let all = Task.whenAll([Task(1), Task<Int>.cancelledTask()])
-        #expect(all.cancelled)
+        #expect(all.isCancelled)
     }
 
     @Test func emptyAggregates() {
-        #expect(Task<Int>.whenAll([]).completed)
+        #expect(Task<Int>.whenAll([]).isCompleted)
         #expect(Task<Int>.whenAll([]).result != nil)
         #expect(Task<Int>.whenAllResult([]).result == [])
-        #expect(Task<Int>.whenAny([]).cancelled)
-        #expect(Task<Int>.whenAnySuccess([]).cancelled)
+        #expect(Task<Int>.whenAny([]).isCancelled)
+        #expect(Task<Int>.whenAnySuccess([]).isCancelled)
     }
 
     @Test func whenAllResultKeepsInputOrder() {
@@ -71,7 +71,7 @@ import Testing
         let a = TaskCompletionSource<Int>()
         let b = TaskCompletionSource<Int>()
         let any = Task.whenAny([a.task, b.task])
-        #expect(!any.completed)
+        #expect(!any.isCompleted)
         b.set(error: TestError(2))
         #expect(any.result === b.task)
         a.set(result: 1)
@@ -91,7 +91,7 @@ import Testing
         let b = TaskCompletionSource<Int>()
         let any = Task.whenAnySuccess([a.task, b.task])
         a.set(error: TestError(1))
-        #expect(!any.completed)
+        #expect(!any.isCompleted)
         b.set(result: 7)
         #expect(any.result == 7)
     }
@@ -102,14 +102,14 @@ import Testing
         let two = Task.whenAnySuccess([Task<Int>(error: TestError(1)), Task<Int>(error: TestError(2))])
         #expect((two.error as? AggregateError)?.errors.count == 2)
         let none = Task.whenAnySuccess([Task<Int>.cancelledTask(), Task<Int>.cancelledTask()])
-        #expect(none.cancelled)
+        #expect(none.isCancelled)
     }
 
     @Test func variadicWhenAllMixesTypes() {
         let a = TaskCompletionSource<Int>()
         let b = TaskCompletionSource<String>()
         let all = Task.whenAll(a.task, b.task, Task(true))
-        #expect(!all.completed)
+        #expect(!all.isCompleted)
         a.set(result: 1)
         b.set(result: "two")
         let values = all.result
@@ -122,7 +122,7 @@ import Testing
         let failed = Task.whenAll(Task(1), Task<String>(error: TestError(4)))
         #expect(failed.error as? TestError == TestError(4))
         let cancelled = Task.whenAll(Task(1), Task<String>.cancelledTask())
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
         let two = Task.whenAll(Task<Int>(error: TestError(1)), Task<String>(error: TestError(2)))
         #expect((two.error as? AggregateError)?.errors.count == 2)
     }
@@ -146,7 +146,7 @@ import Testing
         default: break
         }
         for (done, index) in indices.enumerated() {
-            #expect(!all.completed, "complete after \(done) of \(count) inputs")
+            #expect(!all.isCompleted, "complete after \(done) of \(count) inputs")
             sources[index].set(result: index * 3)
         }
         #expect(all.result == (0..<count).map { $0 * 3 })
@@ -163,7 +163,7 @@ import Testing
         for index in (0..<count).reversed() {
             sources[index].set(result: index)
         }
-        #expect(all.completed && !all.faulted && !all.cancelled)
+        #expect(all.isCompleted && !all.isFaulted && !all.isCancelled)
     }
 
     /// Errors and cancellations seen by the backward walk keep their rules: errors in input
@@ -183,9 +183,9 @@ import Testing
         let allCancelled = Task.whenAllResult(cancelled.map(\.task))
         cancelled[2].cancel()
         cancelled[1].set(result: 1)
-        #expect(!allCancelled.completed)
+        #expect(!allCancelled.isCompleted)
         cancelled[0].set(result: 0)
-        #expect(allCancelled.cancelled)
+        #expect(allCancelled.isCancelled)
     }
 }
 

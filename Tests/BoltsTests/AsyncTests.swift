@@ -22,7 +22,7 @@ import Testing
         try await _Concurrency.Task.sleep(nanoseconds: 10_000_000)
         waiter.cancel()
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(!tcs.task.completed)
+        #expect(!tcs.task.isCompleted)
         // Another waiter still gets the real outcome.
         let other = _Concurrency.Task { try await tcs.task.value }
         tcs.set(result: 9)
@@ -36,7 +36,7 @@ import Testing
             return try await tcs.task.value
         }
         await #expect(throws: CancellationError.self) { try await waiter.value }
-        #expect(!tcs.task.completed)
+        #expect(!tcs.task.isCompleted)
         tcs.set(result: 0)
     }
 
@@ -51,7 +51,7 @@ import Testing
         #expect(failed.error as? TestError == TestError(2))
         let cancelled = Task<Int>.fromAsync { throw CancellationError() }
         await #expect(throws: CancellationError.self) { try await cancelled.value }
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
     }
 
     @Test func manyConcurrentAwaitersAllResume() async throws {

@@ -19,7 +19,7 @@ import Testing
             ran.increment()
             return "got \(task.result!)"
         }
-        #expect(!next.completed)
+        #expect(!next.isCompleted)
         #expect(ran.value == 0)
         tcs.set(result: 4)
         #expect(next.result == "got 4")
@@ -29,28 +29,28 @@ import Testing
     @Test func continueWithReceivesErrorsAndCancellation() {
         let failed = Task<Int>(error: TestError(1)).continueWith { $0.error as? TestError }
         #expect(failed.result == TestError(1))
-        let cancelled = Task<Int>.cancelledTask().continueWith { $0.cancelled }
+        let cancelled = Task<Int>.cancelledTask().continueWith { $0.isCancelled }
         #expect(cancelled.result == true)
     }
 
     @Test func thrownErrorFaultsTheNewTask() {
         let next = Task(1).continueWith { _ -> Int in throw TestError(9) }
-        #expect(next.faulted)
+        #expect(next.isFaulted)
         #expect(next.error as? TestError == TestError(9))
     }
 
     @Test func thrownCancelledErrorCancelsTheNewTask() {
         let a = Task(1).continueWith { _ -> Int in throw CancelledError() }
-        #expect(a.cancelled)
+        #expect(a.isCancelled)
         let b = Task(1).continueWith { _ -> Int in throw CancellationError() }
-        #expect(b.cancelled)
-        #expect(!b.faulted)
+        #expect(b.isCancelled)
+        #expect(!b.isFaulted)
     }
 
     @Test func returnedTaskIsUnwrapped() {
         let inner = TaskCompletionSource<String>()
         let outer = Task(1).continueWithTask { _ in inner.task }
-        #expect(!outer.completed)
+        #expect(!outer.isCompleted)
         inner.set(result: "x")
         #expect(outer.result == "x")
 
@@ -62,7 +62,7 @@ import Testing
         let innerCancel = TaskCompletionSource<String>()
         let cancelling = Task(1).continueWithTask { _ in innerCancel.task }
         innerCancel.cancel()
-        #expect(cancelling.cancelled)
+        #expect(cancelling.isCancelled)
     }
 
     @Test func returnedCompletedTaskEndsTheNewTaskAtOnce() {
@@ -88,7 +88,7 @@ import Testing
             ran.increment()
             return value
         }
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
         #expect(ran.value == 1)
     }
 
@@ -100,7 +100,7 @@ import Testing
         let failed = Task<Int>(error: TestError(1)).continueOnSuccessWithTask { _ in Task(0) }
         #expect(failed.error as? TestError == TestError(1))
         let thrown = Task(1).continueOnSuccessWithTask { _ -> Task<Int> in throw CancelledError() }
-        #expect(thrown.cancelled)
+        #expect(thrown.isCancelled)
     }
 
     @Test func continueOnErrorRecoversAndPassesOtherOutcomes() {
@@ -109,7 +109,7 @@ import Testing
         let passed = Task(5).continueOnErrorWith { _ in 0 }
         #expect(passed.result == 5)
         let cancelled = Task<Int>.cancelledTask().continueOnErrorWith { _ in 0 }
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
         let rethrown = Task<Int>(error: TestError(1)).continueOnErrorWith { _ -> Int in throw TestError(2) }
         #expect(rethrown.error as? TestError == TestError(2))
     }
@@ -126,7 +126,7 @@ import Testing
     @Test func continueOnErrorWithTaskForms() {
         let inner = TaskCompletionSource<Int>()
         let untyped = Task<Int>(error: TestError(1)).continueOnErrorWithTask { _ in inner.task }
-        #expect(!untyped.completed)
+        #expect(!untyped.isCompleted)
         inner.set(result: 11)
         #expect(untyped.result == 11)
         let typed = Task<Int>(error: TestError(2)).continueOnErrorWithTask { (error: TestError) in Task(error.code) }

@@ -34,14 +34,14 @@ private final class Tracked: Sendable {
     @Test func zeroCallsHaveAlreadySucceededWithNothing() {
         let ran = Counter()
         let all = Task<Int>.executeAll(.pool(.shared), count: 0) { _ in ran.increment() }
-        #expect(all.completed)
+        #expect(all.isCompleted)
         #expect(all.result == [])
         #expect(ran.value == 0)
     }
 
     @Test func inlineExecutorsCompleteBeforeReturning() {
         let all = Task<String>.executeAll(count: 4) { "#\($0)" }
-        #expect(all.completed)
+        #expect(all.isCompleted)
         #expect(all.result == ["#0", "#1", "#2", "#3"])
     }
 
@@ -84,7 +84,7 @@ private final class Tracked: Sendable {
             return index
         }
         #expect(all.waitUntilCompleted(timeout: 60))
-        #expect(all.cancelled)
+        #expect(all.isCancelled)
     }
 
     @Test func aTokenCancelledBeforehandRunsNothing() {
@@ -94,7 +94,7 @@ private final class Tracked: Sendable {
         let all = Task<Int>.executeAll(.pool(.shared), count: 8, cancellationToken: source.token) { _ in
             ran.increment()
         }
-        #expect(all.cancelled)
+        #expect(all.isCancelled)
         #expect(ran.value == 0)
     }
 
@@ -109,7 +109,7 @@ private final class Tracked: Sendable {
             return index
         }
         #expect(all.waitUntilCompleted(timeout: 60))
-        #expect(all.cancelled)
+        #expect(all.isCancelled)
         #expect(ran.value == 10)
     }
 
@@ -122,7 +122,7 @@ private final class Tracked: Sendable {
                 }
                 #expect(all.waitUntilCompleted(timeout: 60))
                 if failing {
-                    #expect(all.faulted)
+                    #expect(all.isFaulted)
                 } else {
                     #expect(all.result?.map(\.index) == Array(0..<50))
                 }

@@ -39,7 +39,7 @@ import Testing
         let token = tracker.track()
         let next = task.continueWith { _ in _ = token }
         _ = consume token
-        #expect(next.completed)
+        #expect(next.isCompleted)
         #expect(tracker.alive == 0)
     }
 
@@ -138,7 +138,7 @@ private struct ParkedTestStep<Padding: Sendable>: _ContinuationStep {
         let next = Task<Int>(_pendingAt: #fileID, line: #line)
         next._await(source.task, .default, ParkedTestStep(token: tracker.track(), padding: padding, value: 42))
         #expect(tracker.alive == 1)
-        #expect(!next.completed)
+        #expect(!next.isCompleted)
         source.set(result: 0)
         #expect(next.result == 42)
         #expect(tracker.alive == 0)

@@ -11,7 +11,7 @@ import Testing
         }
         #expect(try await task.value == 42)
         let boltsTask: BoltsTask<Int> = task
-        #expect(boltsTask.completed)
+        #expect(boltsTask.isCompleted)
     }
 
     @Test func plainTaskBlockStillCompiles() async throws {
@@ -19,7 +19,7 @@ import Testing
             try await Task.sleep(nanoseconds: 1_000_000)
         }
         try await done.value
-        #expect(done.completed)
+        #expect(done.isCompleted)
     }
 
     @Test func forwardedStatics() async throws {

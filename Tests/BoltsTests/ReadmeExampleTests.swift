@@ -15,7 +15,7 @@ import Testing
         let slow = Task<Void>.withDelay(60, cancellationToken: cts.token).timeout(after: 30)
         source.set(result: Data(count: 3))
         cts.cancel()  // `slow` is cancelled at once
-        #expect(slow.cancelled)
+        #expect(slow.isCancelled)
         #expect(try await size.value == "3 bytes")
     }
 

@@ -435,9 +435,9 @@ struct SoakRound {
             switch unit % SoakRound.kinds {
             case 0: ok = ran == 2 && task.result == (unit + 1) * 2
             case 1: ok = ran == 1 && task.result == unit
-            case 2: ok = ran == 0 && task.cancelled
+            case 2: ok = ran == 0 && task.isCancelled
             // Cancelled while waiting: the closure never ran; cancelled while it ran: it ran once.
-            case 3: ok = task.cancelled ? (ran == 10 || ran == 11) : (ran == 11 && task.result == unit)
+            case 3: ok = task.isCancelled ? (ran == 10 || ran == 11) : (ran == 11 && task.result == unit)
             case 4: ok = ran == 2 && task.result == unit
             default: ok = ran == 1 && task.result == unit
             }

@@ -74,7 +74,7 @@ import Testing
         }
         var bad = 0
         for i in 0..<tasks {
-            if winners[i].load(ordering: .relaxed) != 1 || !sources[i].task.completed { bad += 1 }
+            if winners[i].load(ordering: .relaxed) != 1 || !sources[i].task.isCompleted { bad += 1 }
             _ = sources[i].task.error  // observe, so the unobserved handler stays quiet
         }
         #expect(bad == 0)
@@ -112,7 +112,7 @@ import Testing
             all.waitUntilCompleted()
             any.waitUntilCompleted()
             if all.result != (0..<64).map({ $0 + round }) { failures += 1 }
-            if any.result?.completed != true { failures += 1 }
+            if any.result?.isCompleted != true { failures += 1 }
         }
         #expect(failures == 0)
     }

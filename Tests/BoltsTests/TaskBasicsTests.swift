@@ -6,9 +6,9 @@ import Testing
 @Suite struct TaskBasicsTests {
     @Test func completedTaskWithValue() {
         let task = Task(5)
-        #expect(task.completed)
-        #expect(!task.faulted)
-        #expect(!task.cancelled)
+        #expect(task.isCompleted)
+        #expect(!task.isFaulted)
+        #expect(!task.isCancelled)
         #expect(task.result == 5)
         #expect(task.error == nil)
         #expect(task.description == "Task<Int>: success(5)")
@@ -16,9 +16,9 @@ import Testing
 
     @Test func taskWithError() {
         let task = Task<Int>(error: TestError(7))
-        #expect(task.completed)
-        #expect(task.faulted)
-        #expect(!task.cancelled)
+        #expect(task.isCompleted)
+        #expect(task.isFaulted)
+        #expect(!task.isCancelled)
         #expect(task.result == nil)
         #expect(task.error as? TestError == TestError(7))
         #expect(task.description == "Task<Int>: error(TestError(7))")
@@ -26,9 +26,9 @@ import Testing
 
     @Test func cancelledTask() {
         let task = Task<String>.cancelledTask()
-        #expect(task.completed)
-        #expect(task.cancelled)
-        #expect(!task.faulted)
+        #expect(task.isCompleted)
+        #expect(task.isCancelled)
+        #expect(!task.isFaulted)
         #expect(task.result == nil)
         #expect(task.error == nil)
         #expect(task.description == "Task<String>: cancelled")
@@ -36,7 +36,7 @@ import Testing
 
     @Test func pendingTaskDescription() {
         let tcs = TaskCompletionSource<Int>()
-        #expect(!tcs.task.completed)
+        #expect(!tcs.task.isCompleted)
         #expect(tcs.task.description == "Task<Int>: pending")
         tcs.set(result: 1)
         #expect(tcs.task.description == "Task<Int>: success(1)")
@@ -48,11 +48,11 @@ import Testing
         #expect(a.task.result == 3)
         let b = TaskCompletionSource<Int>()
         b.set(error: TestError(1))
-        #expect(b.task.faulted)
+        #expect(b.task.isFaulted)
         #expect(b.task.error as? TestError == TestError(1))
         let c = TaskCompletionSource<Int>()
         c.cancel()
-        #expect(c.task.cancelled)
+        #expect(c.task.isCancelled)
     }
 
     @Test func trySetKeepsTheFirstOutcome() {
@@ -66,7 +66,7 @@ import Testing
         let cancelled = TaskCompletionSource<Int>()
         #expect(cancelled.tryCancel())
         #expect(!cancelled.trySet(result: 1))
-        #expect(cancelled.task.cancelled)
+        #expect(cancelled.task.isCancelled)
 
         let failed = TaskCompletionSource<Int>()
         #expect(failed.trySet(error: TestError(2)))
@@ -87,7 +87,7 @@ import Testing
         let failing = Task<Int>.execute(.immediate) { throw TestError(3) }
         #expect(failing.error as? TestError == TestError(3))
         let cancelling = Task<Int>.execute(.immediate) { throw CancelledError() }
-        #expect(cancelling.cancelled)
+        #expect(cancelling.isCancelled)
     }
 
     @Test func executeOnAQueueRunsThere() {
@@ -102,7 +102,7 @@ import Testing
     @Test func executeWithTaskUnwraps() {
         let tcs = TaskCompletionSource<Int>()
         let task = Task.executeWithTask(.immediate) { tcs.task }
-        #expect(!task.completed)
+        #expect(!task.isCompleted)
         tcs.set(result: 8)
         #expect(task.result == 8)
         let thrown = Task<Int>.executeWithTask(.immediate) { throw TestError(4) }
@@ -158,7 +158,7 @@ import Testing
     @Test func withDelayFromAnyTaskType() {
         let delay: Task<Void> = Task<String>.withDelay(0.001)
         delay.waitUntilCompleted()
-        #expect(delay.completed)
+        #expect(delay.isCompleted)
         let plain = Task.withDelay(0.001)
         plain.waitUntilCompleted()
         #expect(plain.result != nil)

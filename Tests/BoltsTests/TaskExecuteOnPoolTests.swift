@@ -28,7 +28,7 @@ import Testing
         #expect(failed.waitUntilCompleted(timeout: 30))
         #expect(cancelled.waitUntilCompleted(timeout: 30))
         #expect(failed.error is Oops)
-        #expect(cancelled.cancelled)
+        #expect(cancelled.isCancelled)
     }
 
     @Test func executeOnASharedPoolExecutorMadeOnceStillNamesThePool() {
@@ -43,7 +43,7 @@ import Testing
         pool.shutdown()
         let caller = pthread_self()
         let task = Task<Bool>.execute(.pool(pool)) { pthread_equal(pthread_self(), caller) != 0 }
-        #expect(task.completed)
+        #expect(task.isCompleted)
         #expect(task.result == true)
         #expect(pool.metrics.rejected == 1)
     }

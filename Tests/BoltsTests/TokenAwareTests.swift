@@ -12,7 +12,7 @@ import Testing
         cts.cancel()
         let ran = Counter()
         let next = Task(1).continueWith(cancellationToken: cts.token) { _ in ran.increment() }
-        #expect(next.cancelled)
+        #expect(next.isCancelled)
         #expect(ran.value == 0)
     }
 
@@ -21,12 +21,12 @@ import Testing
         let tcs = TaskCompletionSource<Int>()
         let ran = Counter()
         let next = tcs.task.continueWith(cancellationToken: cts.token) { _ in ran.increment() }
-        #expect(!next.completed)
+        #expect(!next.isCompleted)
         cts.cancel()
-        #expect(next.cancelled)  // at once, while the antecedent is still pending
+        #expect(next.isCancelled)  // at once, while the antecedent is still pending
         tcs.set(result: 1)
         #expect(ran.value == 0)
-        #expect(next.cancelled)
+        #expect(next.isCancelled)
     }
 
     @Test func everyFormHonoursTheToken() {
@@ -42,9 +42,9 @@ import Testing
             tcs.task.continueOnErrorWithTask(cancellationToken: token) { _ in Task(0) },
         ]
         cts.cancel()
-        #expect(tasks.allSatisfy { $0.cancelled })
+        #expect(tasks.allSatisfy { $0.isCancelled })
         tcs.set(result: 1)
-        #expect(tasks.allSatisfy { $0.cancelled })
+        #expect(tasks.allSatisfy { $0.isCancelled })
     }
 
     @Test func uncancelledTokenLetsTheContinuationRun() {
@@ -61,11 +61,11 @@ import Testing
         let cts = CancellationTokenSource()
         let inner = TaskCompletionSource<Int>()
         let next = Task(1).continueWithTask(cancellationToken: cts.token) { _ in inner.task }
-        #expect(!next.completed)
+        #expect(!next.isCompleted)
         cts.cancel()
-        #expect(next.cancelled)
+        #expect(next.isCancelled)
         inner.set(result: 5)
-        #expect(next.cancelled)
+        #expect(next.isCancelled)
     }
 
     @Test func tokenOnAQueueExecutorCancelledBeforeTheJobRuns() {
@@ -78,7 +78,7 @@ import Testing
         cts.cancel()
         gate.signal()
         queue.sync {}
-        #expect(next.cancelled)
+        #expect(next.isCancelled)
         #expect(ran.value == 0)
     }
 
@@ -114,8 +114,8 @@ import Testing
             }
             next.waitUntilCompleted()
             // Either outcome is allowed, but never both, and a cancelled task never ran.
-            if next.cancelled && ran.value != 0 && next.result != nil { bad += 1 }
-            if !next.cancelled && ran.value != 1 { bad += 1 }
+            if next.isCancelled && ran.value != 0 && next.result != nil { bad += 1 }
+            if !next.isCancelled && ran.value != 1 { bad += 1 }
         }
         #expect(bad == 0)
     }
@@ -123,7 +123,7 @@ import Testing
     @Test func withDelaySucceedsLater() {
         let start = DispatchTime.now()
         let delay = Task<Void>.withDelay(0.05)
-        let early = delay.completed
+        let early = delay.isCompleted
         // "Not yet" only holds for a read made before the deadline (this thread can be
         // descheduled for longer than the delay on a loaded machine).
         if secondsElapsed(since: start) < 0.05 { #expect(!early) }
@@ -136,10 +136,10 @@ import Testing
         let cts = CancellationTokenSource()
         let delay = Task<Void>.withDelay(10, cancellationToken: cts.token)
         cts.cancel()
-        #expect(delay.cancelled)
+        #expect(delay.isCancelled)
         let pre = CancellationTokenSource()
         pre.cancel()
-        #expect(Task<Void>.withDelay(10, cancellationToken: pre.token).cancelled)
+        #expect(Task<Void>.withDelay(10, cancellationToken: pre.token).isCancelled)
     }
 
     @Test func withDelayReleasesItsRegistration() {

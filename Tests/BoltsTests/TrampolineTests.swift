@@ -78,7 +78,7 @@ import Testing
         let z = y.continueWith { $0.result! }
         z.continueWith { _ in probe.set(result: 1) }
         y.continueWith { _ in
-            #expect(!probe.task.completed)
+            #expect(!probe.task.isCompleted)
             probe.task.waitUntilCompleted()
             waited.append(probe.task.result!)
         }

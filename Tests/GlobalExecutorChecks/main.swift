@@ -225,7 +225,7 @@ func installedChecks() {
             _ = try await waiter.value
             fail("a cancelled awaiter returned a value")
         } catch is CancellationError {}
-        check(!never.task.completed, "cancelling an awaiter touched the task")
+        check(!never.task.isCompleted, "cancelling an awaiter touched the task")
         never.set(result: 0)
     }
 

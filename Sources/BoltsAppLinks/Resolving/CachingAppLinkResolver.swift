@@ -56,10 +56,10 @@ public final class CachingAppLinkResolver: AppLinkResolving {
         let cancellable = cancellationToken != nil
         let (flight, isNew) = cache.withLock { table -> (Flight, Bool) in
             if let entry = table.touch(key) {
-                if !entry.flight.task.completed, entry.flight.join(cancellable: cancellable) {
+                if !entry.flight.task.isCompleted, entry.flight.join(cancellable: cancellable) {
                     return (entry.flight, false)
                 }
-                if entry.flight.task.completed, let expiry = entry.expiresAt, expiry > now,
+                if entry.flight.task.isCompleted, let expiry = entry.expiresAt, expiry > now,
                     entry.flight.task.result != nil
                 {
                     return (entry.flight, false)
@@ -73,7 +73,7 @@ public final class CachingAppLinkResolver: AppLinkResolving {
         }
         if isNew { start(flight, key: key, url: url, platform: platform) }
         let shared = flight.task
-        guard let cancellationToken, !shared.completed else { return shared }
+        guard let cancellationToken, !shared.isCompleted else { return shared }
         // Registered before the caller's own task is derived, so that on cancel the caller leaves the flight
         // before its task ends; disposed once the shared task ends (the caller has nothing left to leave then).
         let registration = cancellationToken.register { [weak self] in
@@ -173,7 +173,7 @@ private final class Flight: Sendable {
     func leave() -> Bool {
         waiting.withLock { waiting in
             waiting.cancellable -= 1
-            guard waiting.cancellable == 0, !waiting.pinned, !waiting.abandoned, !source.task.completed else {
+            guard waiting.cancellable == 0, !waiting.pinned, !waiting.abandoned, !source.task.isCompleted else {
                 return false
             }
             waiting.abandoned = true

@@ -164,7 +164,7 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         resolution: PendingResolution
     ) {
         let source = resolution.source
-        guard !source.task.completed else { return }
+        guard !source.task.isCompleted else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard now < deadline else {
             resolution.end(error: AppLinkResolutionError.timedOut(url: sourceURL, seconds: configuration.timeout))
@@ -172,7 +172,7 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
         }
         let stop = resolution.stop.token
         checkedAddresses(of: url, cancellationToken: stop).continueWithTask { check -> Task<AppLinkHTTPResponse> in
-            if check.cancelled { return .cancelledTask() }
+            if check.isCancelled { return .cancelledTask() }
             if let error = check.error { throw error }
             let addresses = check.result ?? []
             var headers = configuration.additionalHeaders
@@ -186,7 +186,7 @@ public struct HTMLAppLinkResolver: AppLinkResolving {
             )
             return fetcher.fetch(request, cancellationToken: stop)
         }.continueWith { task in
-            if task.cancelled {
+            if task.isCancelled {
                 source.tryCancel()
                 return
             }

@@ -59,7 +59,7 @@ public struct SystemAppLinkHostResolver: AppLinkHostResolving {
         let registration = cancellationToken?.register { source.tryCancel() }
         hostLookupQueue.async {
             defer { registration?.dispose() }
-            guard !source.task.completed else { return }
+            guard !source.task.isCompleted else { return }
             switch Self.lookUp(host) {
             case .success(let addresses): source.trySet(result: addresses)
             case .failure(let error): source.trySet(error: error)
