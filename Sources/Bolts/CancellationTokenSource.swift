@@ -123,6 +123,20 @@ public final class CancellationTokenSource: Sendable {
         timer.schedule(after: seconds, cancelling: _token)
     }
 
+    /// Cancels the token after `duration`, on a Dispatch thread: the `Double` form, to which
+    /// it hands `duration` converted to seconds (`duration / .seconds(1)`, a `Double`: exact
+    /// to the nanosecond up to about three weeks).
+    ///
+    /// `cancel(after: .zero)` cancels before it returns, like ``cancel()``; the earliest of
+    /// several deadlines wins; ``dispose()`` stops the timer.
+    ///
+    /// - Parameter duration: The delay; must be zero or more (a negative delay traps).
+    ///
+    /// Traps if the source was disposed.
+    public func cancel(after duration: Duration) {
+        cancel(after: duration / .seconds(1))
+    }
+
     /// Releases what the source holds: the handlers still registered on its token are
     /// dropped without running, a pending `cancel(after:)` timer is stopped, and a linked
     /// source is unhooked from its parents. The token stays valid and keeps its state

@@ -22,9 +22,10 @@ public struct CancelledError: Error, Equatable, CustomStringConvertible {
     public var description: String { "CancelledError" }
 }
 
-/// The error of a task that did not finish in time (see ``Task/timeout(after:cancelling:file:line:)``).
+/// The error of a task that did not finish in time (see
+/// ``Task/timeout(after:cancelling:file:line:)-(Double,_,_,_)``).
 public struct TimeoutError: Error, Equatable, CustomStringConvertible {
-    /// The limit, in seconds, that was exceeded.
+    /// The limit, in seconds, that was exceeded (a `Duration` limit converted to seconds).
     public let seconds: Double
     /// Creates the error for a limit of `seconds`.
     public init(seconds: Double = 0) { self.seconds = seconds }

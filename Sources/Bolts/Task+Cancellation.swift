@@ -66,6 +66,21 @@ extension Task {
         }
         return result
     }
+
+    /// A task that ends as this one does, unless `duration` passes first: then it fails with
+    /// ``TimeoutError`` and `source` (if given) is cancelled. The same as the `Double` form,
+    /// to which it hands `duration` converted to seconds (`duration / .seconds(1)`, a
+    /// `Double`: exact to the nanosecond up to about three weeks, within a microsecond for
+    /// two centuries); the ``TimeoutError`` carries those seconds. A negative duration traps, as a negative
+    /// number of seconds does.
+    public func timeout(
+        after duration: Duration,
+        cancelling source: CancellationTokenSource? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<T> {
+        timeout(after: duration / .seconds(1), cancelling: source, file: file, line: line)
+    }
 }
 
 extension Task {
@@ -79,6 +94,18 @@ extension Task {
         line: UInt = #line
     ) -> Task<Void> {
         Task<Void>.withDelay(seconds, cancellationToken: cancellationToken, file: file, line: line)
+    }
+
+    /// A `Task<Void>` that succeeds after `duration`, reachable from any `Task<T>`. See the
+    /// `Task<Void>` form.
+    @_disfavoredOverload
+    public static func withDelay(
+        _ duration: Duration,
+        cancellationToken: CancellationToken? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<Void> {
+        Task<Void>.withDelay(duration, cancellationToken: cancellationToken, file: file, line: line)
     }
 }
 
@@ -104,6 +131,19 @@ extension Task where T == Void {
             if let registration { _whenComplete(task) { registration.disposeAndRelease() } }
         }
         return task
+    }
+
+    /// A task that succeeds after `duration`: the `Double` form, to which it hands `duration`
+    /// converted to seconds (`duration / .seconds(1)`, a `Double`: exact to the nanosecond
+    /// up to about three weeks). Cancelling `cancellationToken` cancels it at once; a negative duration
+    /// traps, as a negative number of seconds does.
+    public static func withDelay(
+        _ duration: Duration,
+        cancellationToken: CancellationToken? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
+    ) -> Task<Void> {
+        withDelay(duration / .seconds(1), cancellationToken: cancellationToken, file: file, line: line)
     }
 }
 

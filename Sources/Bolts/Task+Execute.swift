@@ -82,6 +82,17 @@ extension Task {
         precondition(timeout >= 0 && !timeout.isNaN, "waitUntilCompleted(timeout:) with a negative timeout")
         return bolts_task_wait(_core, _waitNanoseconds(timeout))
     }
+
+    /// Blocks the calling thread until the task ends or `timeout` passes; returns whether
+    /// the task has ended. The `Double` form, to which it hands `timeout` converted to
+    /// seconds (`timeout / .seconds(1)`, a `Double`: exact to the nanosecond up to about
+    /// three weeks). `.zero` just checks; a negative timeout traps, as a negative number of
+    /// seconds does.
+    @available(*, noasync, message: "use `try await task.value` in async code")
+    @discardableResult
+    public func waitUntilCompleted(timeout: Duration) -> Bool {
+        waitUntilCompleted(timeout: timeout / .seconds(1))
+    }
 }
 
 /// A timeout in seconds (≥ 0, not NaN) as the C core's waits take it: nanoseconds, or -1

@@ -160,6 +160,17 @@ public final class ThreadPool: @unchecked Sendable {
         return bolts_pool_await_termination(_pool, _waitNanoseconds(max(timeout, 0)))
     }
 
+    /// Waits at most `timeout` for the workers of a pool that is shutting down to exit: the
+    /// `Double` form, to which it hands `timeout` converted to seconds (`timeout /
+    /// .seconds(1)`, a `Double`: exact to the nanosecond up to about three weeks).
+    ///
+    /// - Parameter timeout: How long to wait at most; `.zero` or a negative duration just
+    ///   checks, and one too large to count in nanoseconds waits as long as it takes.
+    /// - Returns: Whether every worker has exited.
+    public func awaitTermination(timeout: Duration) -> Bool {
+        awaitTermination(timeout: timeout / .seconds(1))
+    }
+
     /// Whether ``shutdown(wait:)`` has been called.
     public var isShutDown: Bool { bolts_pool_is_shut_down(_pool) }
 

@@ -19,7 +19,8 @@ import Foundation
 /// arrived with a status that is not a redirect is cancelled at once; one still waiting for its head is abandoned
 /// (nothing more of it is read) and cancelled when its head arrives, if that is not a redirect; a redirect's
 /// transfer is complete by the time the delegate sees it. A server that never answers therefore keeps its
-/// connection until the session's idle timeout (``init(idleTimeout:)``, 60 s by default), after the task ended.
+/// connection until the session's idle timeout (``init(idleTimeout:)-(Double)``, 60 s by default), after the task
+/// ended.
 ///
 /// ## Egress
 /// `URLSession` looks host names up itself and cannot be told which address to connect to, so this fetcher
