@@ -9,7 +9,8 @@ import CBoltsRuntime
 /// The non-generic part of every ``Task``: the C core's task, the error payload, the
 /// pending continuation step and where the task was created. An implementation detail
 /// (underscored, not API): it exists so that the C core can call back into a task without
-/// knowing its value type.
+/// knowing its value type. Public, not `package`, only because the public ``Task`` inherits
+/// from it, and a superclass may not be less visible than its subclasses.
 public class _BoltsTaskBase: @unchecked Sendable {
     /// The C state machine (`bolts_task_t *`), owned by this object.
     @usableFromInline

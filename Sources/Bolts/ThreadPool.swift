@@ -197,9 +197,9 @@ public final class ThreadPool: @unchecked Sendable {
     /// `body` is meant to capture nothing (the context carries what it needs): run here,
     /// it then costs no allocation; only the queued case boxes `context`.
     ///
-    /// Underscored: public for BoltsNIO's `eventLoopFuture(on:)`, not a promise to users.
+    /// Package access: for BoltsNIO's `eventLoopFuture(on:)`; not API (hence the underscore).
     @inlinable
-    public static func _runNowOrBehindQueuedJobs<Context: Sendable>(
+    package static func _runNowOrBehindQueuedJobs<Context: Sendable>(
         _ context: Context, _ body: @escaping @Sendable (Context) -> Void
     ) {
         if let pool = bolts_pool_current_behind_queued_jobs() {
