@@ -26,7 +26,6 @@ let package = Package(
         .library(name: "BoltsAppLinksNIO", targets: ["BoltsAppLinksNIO"]),
         .library(name: "BoltsNIO", targets: ["BoltsNIO"]),
         .library(name: "BoltsServer", targets: ["BoltsServer"]),
-        .executable(name: "Benchmarks", targets: ["Benchmarks"]),
     ],
     dependencies: libraryDependencies + benchmarkDependencies,
     targets: [
@@ -223,7 +222,6 @@ case "core":
     package.dependencies = []
 case "tests":
     package.targets.removeAll { $0.name == "Benchmarks" || $0.name == "CBenchmarkSupport" }
-    package.products.removeAll { $0.name == "Benchmarks" }
     package.dependencies = libraryDependencies
 default:
     break
