@@ -109,6 +109,14 @@ struct BenchmarksCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "CPUs of the quota on each handler's server in the server scenario's CPU-limit variant (needs root and a writable cgroup cpu controller; 0 turns it off; default: 1).",
+            valueName: "cpus"
+        )
+    )
+    var cpuLimit: Double = 1
+
+    @Option(
+        help: ArgumentHelp(
             "Operations per sample instead of calibrating (for profilers such as callgrind).",
             valueName: "n"
         )
@@ -194,6 +202,7 @@ struct BenchmarksCommand: ParsableCommand {
         static let paced = 1.5
         static let concurrency = 12.0
         static let serverConfiguration = 5.0
+        static let serverCPULimitConfiguration = 5.0
     }
 
     /// The fraction of the budget the measurements plan for; the rest absorbs the round in
@@ -210,6 +219,7 @@ struct BenchmarksCommand: ParsableCommand {
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
         if let serverSeconds, serverSeconds < 1 { throw ValidationError("--server-seconds must be at least 1") }
         if let serverRounds, serverRounds < 1 { throw ValidationError("--server-rounds must be at least 1") }
+        if !(cpuLimit >= 0) { throw ValidationError("--cpu-limit must be a number of CPUs, or 0 for none") }
         if let saveBaseline { _ = try Baseline.path(saveBaseline) }
         if let baseline { _ = try Baseline.path(baseline) }
     }
@@ -217,6 +227,9 @@ struct BenchmarksCommand: ParsableCommand {
     func run() throws {
         // A child process of the "Swift Concurrency on the Bolts pool" section: it must
         // install the pool (or not) before anything else starts a Swift task.
+        if concurrencyChild == CPULimitedServerChild.childMode {
+            CPULimitedServerChild.runChild(settings: serverSettings)
+        }
         if concurrencyChild == ServerWithPoolInstalled.childMode {
             try ServerWithPoolInstalled.runChild(settings: serverSettings)
         }
@@ -265,6 +278,8 @@ struct BenchmarksCommand: ParsableCommand {
         let serverPeers = ServerBenchmark.peers(matching: filter, withoutReference: withoutReference)
         let concurrencyWanted = ConcurrencyOnPool.isSelected(by: filter)
         let server = ServerBenchmark(settings: serverSettings, peers: serverPeers)
+        let cpuLimitVariant = list ? nil : cpuLimitVariant(server: server, peers: serverPeers)
+        let cpuLimitHierarchy = try? cpuLimitVariant?.hierarchy.get()
         if list {
             for comparison in taskOperations + executors {
                 print("\(comparison.group): \(comparison.operation)")
@@ -296,6 +311,8 @@ struct BenchmarksCommand: ParsableCommand {
         let totalWeight = (taskOperations + executors).map(weight).reduce(0, +)
             + (concurrencyWanted ? Weight.concurrency : 0)
             + (serverPeers.isEmpty ? 0 : Weight.serverConfiguration * Double(server.configurations.count))
+            + (cpuLimitHierarchy == nil
+                ? 0 : Weight.serverCPULimitConfiguration * Double(cpuLimitVariant!.variant.settings.configurations.count))
         let budgetMinutes: Double? = full ? nil : (budget ?? (quick ? 1.5 : 10))
         let runBudget = Budget(seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction }, totalWeight: totalWeight)
         let measurementStart = now()
@@ -303,6 +320,7 @@ struct BenchmarksCommand: ParsableCommand {
         let progress = Progress(budget: runBudget)
         progress.begin(
             total: taskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
+                + (cpuLimitHierarchy == nil ? 0 : 1)
         )
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
@@ -350,6 +368,29 @@ struct BenchmarksCommand: ParsableCommand {
                 )
             )
         }
+        var cpuLimitOutcome: ServerCPULimit.Outcome?
+        if let (variant, hierarchy) = cpuLimitVariant {
+            switch hierarchy {
+            case .success(let hierarchy):
+                progress.next("\(ServerBenchmark.group): under a CPU quota of \(variant.settings.cpus.formattedCPUs) (child processes)")
+                cpuLimitOutcome = variant.run(
+                    hierarchy: hierarchy,
+                    childArguments: serverArguments,
+                    progress: progress,
+                    watchdog: runner.watchdog,
+                    pacing: .init(
+                        budget: runBudget,
+                        stopping: stopping(.server),
+                        weightPerConfiguration: Weight.serverCPULimitConfiguration,
+                        seed: seed &+ 3
+                    )
+                )
+                progress.log(verdicts: cpuLimitOutcome?.verdicts ?? [])
+            case .failure(let reason):
+                writeError("note: the server scenario's CPU-limit variant is skipped: \(reason)\n")
+                cpuLimitOutcome = .init(settings: variant.settings, skipped: reason.description)
+            }
+        }
         var serverInstalledOutcome: ServerBenchmark.Outcome?
         if full, serverPeers.contains(.concurrencyTaskGroup), serverOutcome?.skipped == nil {
             progress.update("\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
@@ -366,8 +407,10 @@ struct BenchmarksCommand: ParsableCommand {
         let goals = Goals.check(results)
         let verdicts = Verdicts.simultaneous(
             results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
+                + (cpuLimitOutcome?.verdicts ?? [])
         )
         let allNoise = results.flatMap(\.noise) + (concurrencyOutcome?.noise ?? []) + (serverOutcome?.noise.flatMap { $0 } ?? [])
+            + (cpuLimitOutcome?.noise.flatMap { $0 } ?? [])
         let noiseSummary = NoiseSummary(allNoise)
         let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }
 
@@ -387,6 +430,7 @@ struct BenchmarksCommand: ParsableCommand {
             }
         }
         if let serverOutcome { report += ServerReport.render(serverOutcome) }
+        if let cpuLimitOutcome { report += ServerCPULimitReport.render(cpuLimitOutcome) }
         if let serverInstalledOutcome {
             report += ServerWithPoolInstalled.render(installed: serverInstalledOutcome, main: serverOutcome)
         }
@@ -423,7 +467,8 @@ struct BenchmarksCommand: ParsableCommand {
             serverWithPoolInstalled: serverInstalledOutcome,
             concurrency: concurrencyOutcome,
             baselineName: baseline,
-            baselineComparisons: baselineComparisons
+            baselineComparisons: baselineComparisons,
+            cpuLimit: cpuLimitOutcome
         )
         if let json {
             try jsonReport.write(to: json)

@@ -65,6 +65,9 @@ struct JSONReport: Codable {
     /// This run against `--baseline`, when given.
     var baselineName: String?
     var baselineComparisons: [Baseline.Comparison]?
+    /// The server scenario under a CPU quota (its verdicts are in `verdicts` too), or why it
+    /// was skipped.
+    var cpuLimit: ServerCPULimit.Outcome? = nil
 
     static func comparisons(_ results: [ComparisonResult]) -> [Comparison] {
         results.map { result in

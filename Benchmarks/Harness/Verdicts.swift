@@ -12,6 +12,7 @@ enum Section: String, Codable, CaseIterable, Sendable {
     case paced = "paced"
     case swiftConcurrency = "swift concurrency"
     case server = "server"
+    case serverCPULimit = "server (cpu limit)"
 
     /// The section of a comparison of `group` (one of `Catalog`'s groups).
     init(group: String) {
