@@ -182,8 +182,8 @@ struct BenchmarksCommand: ParsableCommand {
         var rule: StoppingRule
         switch (kind, quick, full) {
         case (_, true, _): rule = StoppingRule(minimumRounds: 2, maximumRounds: 3)
-        case (.micro, _, true): rule = StoppingRule(minimumRounds: 8, maximumRounds: 100)
-        case (.micro, _, false): rule = StoppingRule(minimumRounds: 5, maximumRounds: 40)
+        case (.micro, _, true): rule = StoppingRule(minimumRounds: 8, maximumRounds: 200)
+        case (.micro, _, false): rule = StoppingRule(minimumRounds: 5, maximumRounds: 100)
         case (.server, _, true): rule = StoppingRule(minimumRounds: 5, maximumRounds: 20)
         case (.server, _, false): rule = StoppingRule(minimumRounds: 3, maximumRounds: 12)
         case (.processes, _, true): rule = StoppingRule(minimumRounds: 6, maximumRounds: 40)

@@ -4,15 +4,16 @@ extension BenchmarksCommand {
     /// The server scenario's CPU-limit variant this run asks for, and the cgroup hierarchy it
     /// will use, or why it is skipped (`--quick`, `--cpu-limit 0`, no root, no writable `cpu`
     /// controller); nil when the server scenario does not run at all. Its configurations are
-    /// those of `server` with 16 and 1 jobs (else the first fan-out), of ~3 µs (else the
-    /// longest job).
+    /// those of `server` with 16 jobs (and, with `--full`, 1 job; else the first fan-out), of
+    /// ~3 µs (else the longest job): within the default budget one configuration leaves the
+    /// main server scenario its rounds.
     func cpuLimitVariant(
         server: ServerBenchmark,
         peers: [ServerPeer]
     ) -> (variant: ServerCPULimit, hierarchy: Result<CgroupCPULimit.Hierarchy, CPUQuotaCgroup.Failure>)? {
         guard !peers.isEmpty else { return nil }
         let settings = server.settings
-        var fanOuts = [16, 1].filter(settings.fanOuts.contains)
+        var fanOuts = (full ? [16, 1] : [16]).filter(settings.fanOuts.contains)
         if fanOuts.isEmpty { fanOuts = Array(settings.fanOuts.prefix(1)) }
         let job = settings.jobNanoseconds.contains(3_000) ? 3_000 : (settings.jobNanoseconds.max() ?? 3_000)
         let configurations = fanOuts.map { fanOut in
