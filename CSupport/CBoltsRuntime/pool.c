@@ -241,6 +241,8 @@ static _Thread_local uint32_t tl_outside_submits;
 static _Thread_local bolts_pool_t *tl_throttled;
 /* Nesting of blocking waits on this worker (only the outermost counts). */
 static _Thread_local uint32_t tl_block_depth;
+/* Set by `bolts_pool_yield_after_job` inside a job; `run_job` reads and clears it. */
+static _Thread_local bool tl_yield_after_job;
 
 static void *worker_main(void *arg);
 static void pool_unref(bolts_pool_t *pool);
@@ -837,6 +839,15 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
         atomic_store_explicit(&self->stolen, atomic_load_explicit(&self->stolen, memory_order_relaxed) + 1,
                               memory_order_relaxed);
     }
+    if (tl_yield_after_job) {
+        /* The job handed work back to a thread off the pool (`bolts_pool_yield_after_job`):
+         * let that thread have the CPU before this worker spins, unless its own queue holds
+         * its next job. After the timing above, so a yield never makes a job look long (I11).
+         * cds_wfcq_empty: two CMM_LOAD_SHARED reads of the queue's ends, no ordering (a hint:
+         * a job queued meanwhile runs after one yield). */
+        tl_yield_after_job = false;
+        if (cds_wfcq_empty(&self->head, &self->tail)) bolts__yield_cpu();
+    }
 }
 
 /* When an async awaiter off the pools last suspended on a pool's task
@@ -1307,6 +1318,13 @@ bolts_pool_t *bolts_pool_current_behind_queued_jobs(void) {
     if (self == NULL || self->pool->target < 2) return NULL;
     /* cds_wfcq_empty: two CMM_LOAD_SHARED reads of the queue's ends, no ordering (a hint). */
     return cds_wfcq_empty(&self->head, &self->tail) ? NULL : self->pool;
+}
+
+void bolts_pool_yield_after_job(void) {
+    /* Only on a worker: `run_job` clears the flag after the job that set it. A job that a
+     * worker runs outside `run_job` (a sweep after shutdown) may leave it set: that costs
+     * one yield after the worker's next job, no more. */
+    if (tl_slot != NULL) tl_yield_after_job = true;
 }
 
 /* ---------------------------------------------------------------------------------- */

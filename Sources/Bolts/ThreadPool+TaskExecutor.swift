@@ -8,15 +8,36 @@ extension ThreadPool: TaskExecutor {
     ///
     /// After ``shutdown(wait:)`` the job runs on the calling thread instead (it is never
     /// dropped), and ``Metrics/rejected`` counts it.
+    ///
+    /// A job enqueued from a thread that is not one of this pool's workers (a task hopping
+    /// here from another executor) usually ends by handing work back there: the awaiting
+    /// task resumes on its own executor, which wakes a thread for it. The worker that ran
+    /// such a job lets any thread waiting for its CPU run first, unless it has more of its
+    /// own work queued, so the thread woken to take the work back is not kept waiting.
     public func enqueue(_ job: consuming ExecutorJob) {
         // The pool is unretained: it outlives its queued jobs (`deinit` drains them first).
-        let record = _PoolJobRecord.make(
-            _ExecutorJobPayload(job: UnownedJob(job), executor: Unmanaged.passUnretained(self))
-        ) { context in
-            let payload = _PoolJobRecord.take(_ExecutorJobPayload<ThreadPool>.self, from: context)
-            payload.executor._withUnsafeGuaranteedRef { payload.job.runSynchronously(on: $0.asUnownedTaskExecutor()) }
+        let payload = _ExecutorJobPayload(job: UnownedJob(job), executor: Unmanaged.passUnretained(self))
+        let record: UnsafeMutablePointer<bolts_job_t>
+        if bolts_pool_current() == _pool {
+            // From a worker of this pool (a task group's child, a resumption on the pool):
+            // its work stays on the pool.
+            record = _PoolJobRecord.make(payload) { context in ThreadPool._runExecutorJob(from: context) }
+        } else {
+            // From off the pool: once the job has run, its worker yields (see above).
+            record = _PoolJobRecord.make(payload) { context in
+                ThreadPool._runExecutorJob(from: context)
+                bolts_pool_yield_after_job()
+            }
         }
         bolts_pool_submit(_pool, record)
+    }
+
+    /// Runs the Swift Concurrency job in `context`, a record made by ``enqueue(_:)``, and
+    /// frees the record first.
+    @inline(__always)
+    private static func _runExecutorJob(from context: UnsafeMutableRawPointer?) {
+        let payload = _PoolJobRecord.take(_ExecutorJobPayload<ThreadPool>.self, from: context)
+        payload.executor._withUnsafeGuaranteedRef { payload.job.runSynchronously(on: $0.asUnownedTaskExecutor()) }
     }
 
     /// The pool as an unowned task executor reference (no retain).
