@@ -316,7 +316,18 @@ enum ConcurrencyOnPool {
         if !inProcess.isEmpty {
             text += "\nWithin one child: the pool as a task executor against the default executor's own workload, and "
             text += "Bolts' awaits against Swift's round trip (ratio = the reference's time ÷ the subject's).\n\n"
-            text += Report.verdictTable(inProcess, nameTitle: "comparison", showPeer: true)
+            var table = MarkdownTable(
+                headers: ["comparison", "executor", "ratio [95% interval]", "verdict", "noise", "rounds"],
+                alignments: [.left, .left, .right, .left, .right, .right]
+            )
+            for row in inProcess {
+                let configuration = row.subject.hasSuffix("(\(installedSubject))") ? installedSubject : defaultPeer
+                table.rows.append([
+                    row.name, configuration, row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold,
+                    Report.rounds(row),
+                ])
+            }
+            text += table.render()
         }
         if let floor = contractFloor(outcome.rows) { text += "\n" + floor + "\n" }
         return text

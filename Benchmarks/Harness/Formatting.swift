@@ -39,22 +39,27 @@ extension UInt64 {
     var formattedNanoseconds: String { Double(self).formattedNanoseconds }
 }
 
-/// A Markdown table whose columns are padded, so it reads in a terminal too.
+/// A Markdown table whose columns are padded, so it reads in a terminal too, when it fits in
+/// `paddedWidth` columns; a wider one wraps in a terminal anyway and is written unpadded.
 struct MarkdownTable {
     enum Alignment { case left, right }
 
     var headers: [String]
     var alignments: [Alignment]
     var rows: [[String]] = []
+    static let paddedWidth = 160
 
     func render() -> String {
         var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
+        if widths.reduce(0, +) + 3 * widths.count + 1 > Self.paddedWidth {
+            widths = widths.map { _ in 0 }
+        }
         func line(_ cells: [String]) -> String {
             let padded = cells.enumerated().map { index, cell -> String in
-                let padding = String(repeating: " ", count: widths[index] - cell.count)
+                let padding = String(repeating: " ", count: max(0, widths[index] - cell.count))
                 return alignments[index] == .left ? cell + padding : padding + cell
             }
             return "| " + padded.joined(separator: " | ") + " |"

@@ -122,8 +122,7 @@ enum Report {
             text += "\n## \(Catalog.taskOperationsGroup)\n\n"
             text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
             text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster).\n\n"
-            text += verdictTable(ops.flatMap { $0.verdicts.filter { !$0.isAA } }, nameTitle: "operation", showPeer: true)
-            text += "\n" + costTable(ops)
+            text += taskOperationsTable(ops)
         }
         let executors = results.filter { $0.group == Catalog.executorsGroup }
         if !executors.isEmpty {
@@ -133,10 +132,8 @@ enum Report {
             text += "time ÷ the executor's (above 1: more jobs per second than Dispatch). Queued latency: submit to "
             text += "job start of every 64th job, over all samples (HdrHistogram).\n\n"
             text += executorOverview(executors)
-            text += "\n" + verdictTable(
-                executors.flatMap { comparison in comparison.verdicts.filter { !$0.isAA }.map { shortened($0, comparison) } },
-                nameTitle: "producers", showPeer: false
-            )
+            text += "\nRatio to `DispatchQueue.global()` [95 % interval] and verdict:\n\n"
+            text += producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.group == Catalog.handOffGroup }
         if !handOffs.isEmpty {
@@ -145,7 +142,8 @@ enum Report {
             text += "queues: hand-off latency (submit to job start, every job) is the executor's own, including "
             text += "waking an idle worker. Two judged metrics: each round's p99 hand-off latency, and the round "
             text += "trip (elapsed time ÷ jobs); ratio = Dispatch's ÷ the executor's (above 1: better).\n\n"
-            text += pacedTable(handOffs)
+            text += "### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
+            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
         }
         let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
         if !judged.isEmpty { text += "\n## Goals (judged on this run's intervals)\n\n" + goalsTable(goals) }
@@ -156,53 +154,70 @@ enum Report {
         return text
     }
 
-    /// The paced hand-off: per producer count and executor, the p99 and round-trip verdicts.
-    private static func pacedTable(_ comparisons: [ComparisonResult]) -> String {
+    /// Executors against Dispatch as a matrix: a row per executor (and the A/A), a column per
+    /// producer count, each cell "ratio [low, high] verdict"; `metric` picks one of several.
+    private static func producerMatrix(_ comparisons: [ComparisonResult], metric: String?) -> String {
         var table = MarkdownTable(
-            headers: ["producers", "executor", "p99", "Dispatch p99", "p99 ratio", "verdict", "round trip", "ratio", "verdict",
-                      "noise (p99)", "rounds"],
-            alignments: [.left, .left, .right, .right, .right, .left, .right, .right, .left, .right, .right]
+            headers: ["executor"] + comparisons.map { "P=\($0.producers ?? 0)" },
+            alignments: [.left] + comparisons.map { _ in .right }
+        )
+        func cell(_ row: VerdictRow?) -> String {
+            guard let row else { return "–" }
+            return row.formattedRatioAndInterval + " " + row.verdict.rawValue
+        }
+        table.rows.append(
+            ["noise threshold (A/A)"] + comparisons.map { comparison in
+                comparison.verdicts.first { $0.isAA && (metric == nil || $0.metric == metric) }?.formattedThreshold ?? "–"
+            }
+        )
+        for kind in ExecutorKind.allCases where kind != .dispatchGlobal {
+            let cells = comparisons.map { comparison in
+                comparison.verdicts.first {
+                    !$0.isAA && $0.subject.hasPrefix(kind.title + ":") && (metric == nil || $0.metric == metric)
+                }
+            }
+            guard cells.contains(where: { $0 != nil }) else { continue }
+            table.rows.append([kind.shortTitle] + cells.map(cell))
+        }
+        return table.render()
+    }
+
+    /// One row per subject: its time and the peer's, allocations per operation of both
+    /// (medians; exact counts), instructions where counted, the ratio and verdict.
+    private static func taskOperationsTable(_ comparisons: [ComparisonResult]) -> String {
+        var table = MarkdownTable(
+            headers: ["operation", "Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict",
+                      "noise", "rounds"],
+            alignments: [.left, .left, .left, .right, .right, .right, .right, .left, .right, .right]
         )
         for comparison in comparisons {
-            let rows = comparison.verdicts.filter { !$0.isAA }.map { shortened($0, comparison) }
-            for p99 in rows where p99.metric == "p99 hand-off latency" {
-                let trip = rows.first { $0.subject == p99.subject && $0.metric == "round trip per job" }
+            for row in comparison.verdicts where !row.isAA {
+                let subject = comparison.entries.first { $0.name == row.subject }
+                let peer = comparison.reference
+                var allocations = subject?.medianAllocationsPerOperation?.formattedAllocations ?? "–"
+                allocations += " / " + (peer?.medianAllocationsPerOperation?.formattedAllocations ?? "–")
+                if let instructions = subject?.medianInstructionsPerOperation {
+                    allocations += String(format: " (%.0f instr.)", instructions)
+                }
                 table.rows.append([
-                    p99.name, p99.subject, formatted(p99.subjectValue, unit: "ns"), formatted(p99.peerValue, unit: "ns"),
-                    p99.formattedRatioAndInterval, p99.formattedVerdict, formatted(trip?.subjectValue, unit: "ns"),
-                    trip?.formattedRatioAndInterval ?? "–", trip?.formattedVerdict ?? "–", p99.formattedThreshold,
-                    p99.contaminatedRounds > 0 ? "\(p99.rounds) (\(p99.contaminatedRounds) flagged)" : "\(p99.rounds)",
+                    comparison.operation, shortName(row.subject), shortName(row.baseline),
+                    formatted(row.subjectValue, unit: row.unit), formatted(row.peerValue, unit: row.unit), allocations,
+                    row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold, rounds(row),
                 ])
             }
         }
         return table.render()
     }
 
-    /// An executor row with the producer count as its name and the executor's short title.
-    private static func shortened(_ row: VerdictRow, _ comparison: ComparisonResult) -> VerdictRow {
-        var copy = row
-        copy.name = "P=\(comparison.producers ?? 0)"
-        copy.subject = ExecutorKind.allCases.first { row.subject.hasPrefix($0.title + ":") }?.shortTitle ?? row.subject
-        return copy
+    /// A scenario's name up to its first parenthesis or comma: "Bolts continueWith on a
+    /// completed task".
+    static func shortName(_ name: String) -> String {
+        let cut = name.firstIndex { $0 == "(" || $0 == "," } ?? name.endIndex
+        return name[..<cut].trimmingCharacters(in: .whitespaces)
     }
 
-    /// Medians of what each entry costs beyond time: allocations and instructions per operation.
-    private static func costTable(_ comparisons: [ComparisonResult]) -> String {
-        var table = MarkdownTable(
-            headers: ["implementation", "median time", "allocs/op", "instructions/op"],
-            alignments: [.left, .right, .right, .right]
-        )
-        for comparison in comparisons {
-            for entry in comparison.entries {
-                table.rows.append([
-                    entry.name,
-                    entry.medianNanosecondsPerOperation.map { $0.formattedNanoseconds + "/" + entry.unit } ?? "failed",
-                    entry.medianAllocationsPerOperation?.formattedAllocations ?? "–",
-                    entry.medianInstructionsPerOperation.map { String(format: "%.0f", $0) } ?? "n/a",
-                ])
-            }
-        }
-        return table.render()
+    static func rounds(_ row: VerdictRow) -> String {
+        row.contaminatedRounds > 0 ? "\(row.rounds) (\(row.contaminatedRounds) flagged)" : "\(row.rounds)"
     }
 
     /// Goals as a Markdown table: goal, what was measured, the verdict and which bound decided it.
@@ -218,27 +233,35 @@ enum Report {
         return table.render()
     }
 
-    /// Every A/A comparison: the peer against itself in its comparison's rounds.
+    /// The A/A comparisons: the peer against itself in its comparison's rounds. The report
+    /// summarises them and lists any whose interval misses 1; the JSON holds every one.
     static func aaTable(_ rows: [VerdictRow]) -> String {
         guard !rows.isEmpty else { return "" }
         var text = "\n## A/A comparisons\n\n"
         text += "Each comparison's peer against its own second measurement in the same rounds (which of the two "
         text += "is the numerator is drawn at random each round). How far its own 95 % interval reaches from 1 is "
         text += "the comparison's noise threshold. \"Every A/A interval holds 1\" is one claim about the whole run, "
-        text += "so the intervals below are simultaneous: 95 % for all \(rows.count) together (Bonferroni, each at "
-        text += String(format: "%.2f", 100 - 5 / Double(max(rows.count, 1)))
-        text += " %). A run where one of them misses 1 had a bias between the two positions of a round.\n\n"
+        text += "so their intervals are simultaneous: 95 % for all \(rows.count) together (Bonferroni, each at "
+        text += String(format: "%.2f", 100 - 5 / Double(max(rows.count, 1))) + " %). "
+        let misses = rows.filter { row in row.interval95.map { $0[0] > 1 || $0[1] < 1 } ?? false }
+        let thresholds = rows.compactMap(\.noiseThreshold).sorted()
+        if let low = thresholds.first, let high = thresholds.last {
+            text += String(format: "Noise thresholds ranged from ±%.1f%% to ±%.1f%% ", low * 100, high * 100)
+            text += String(format: "(median ±%.1f%%). ", thresholds[thresholds.count / 2] * 100)
+        }
+        if misses.isEmpty {
+            text += "All \(rows.count) A/A intervals hold 1 (every one is in the JSON, `isAA`).\n"
+            return text
+        }
+        text += "**\(misses.count) of \(rows.count) A/A intervals miss 1**: the two positions of a round differed "
+        text += "there, and that comparison's verdicts deserve doubt.\n\n"
         var table = MarkdownTable(
-            headers: ["section", "comparison", "metric", "ratio [simultaneous 95%]", "holds 1", "own 95%", "threshold", "rounds"],
-            alignments: [.left, .left, .left, .right, .left, .right, .right, .right]
+            headers: ["section", "comparison", "metric", "ratio [simultaneous 95%]", "own 95%", "rounds"],
+            alignments: [.left, .left, .left, .right, .right, .right]
         )
-        for row in rows {
-            let holds = row.interval95.map { $0[0] <= 1 && $0[1] >= 1 ? "yes" : "**no**" } ?? "–"
+        for row in misses {
             let own = row.individualInterval95.map { String(format: "[%.2f, %.2f]", $0[0], $0[1]) } ?? "–"
-            table.rows.append([
-                row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, holds, own,
-                row.formattedThreshold, "\(row.rounds)",
-            ])
+            table.rows.append([row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, own, "\(row.rounds)"])
         }
         return text + table.render()
     }

@@ -18,46 +18,57 @@ enum ServerReport {
         text += "rounds, oriented so that above 1 is better: requests/s (handler ÷ Dispatch), CPU per request "
         text += "(the server process's user + system time, Dispatch's ÷ the handler's) and p99 (Dispatch's ÷ "
         text += "the handler's). Max is the slowest request of any run.\n"
-        for summary in outcome.summaries {
-            let rows = outcome.verdicts.filter { $0.name == summary.title }
-            let aa = rows.first { $0.isAA && $0.metric == ServerBenchmark.requestsPerSecond.title }
-            text += "\n### \(summary.title)\n\n"
-            if let aa {
-                text += "A/A (DispatchGroup against itself): requests/s \(aa.formattedRatioAndInterval), noise "
-                text += "threshold \(aa.formattedThreshold), \(aa.rounds) rounds.\n\n"
-            }
-            var table = MarkdownTable(
-                headers: ["handler", "req/s", "req/s ratio", "verdict", "CPU µs/req", "CPU ratio", "verdict", "p99 ms",
-                          "p99 ratio", "verdict", "max ms"],
-                alignments: [.left, .right, .right, .left, .right, .right, .left, .right, .right, .left, .right]
-            )
-            for peer in summary.peers {
-                func verdict(_ metric: Metric) -> VerdictRow? {
-                    rows.first { !$0.isAA && $0.subject == peer.title && $0.metric == metric.title }
-                }
-                let requests = verdict(ServerBenchmark.requestsPerSecond)
-                let cpu = verdict(ServerBenchmark.cpuPerRequest)
-                let p99 = verdict(ServerBenchmark.p99Latency)
-                table.rows.append([
-                    peer.isReference ? "\(peer.peer.shortTitle) **(reference)**" : peer.peer.shortTitle,
-                    peer.requestsPerSecond.formattedPlain,
-                    requests?.formattedRatioAndInterval ?? "",
-                    requests?.formattedVerdict ?? "",
-                    peer.cpuMicrosecondsPerRequest.formattedPlain,
-                    cpu?.formattedRatioAndInterval ?? "",
-                    cpu?.formattedVerdict ?? "",
-                    milliseconds(peer.p99),
-                    p99?.formattedRatioAndInterval ?? "",
-                    p99?.formattedVerdict ?? "",
-                    milliseconds(peer.max),
-                ])
-            }
-            text += table.render()
+        text += "The tables give each handler's ratio [95 % interval] and verdict per configuration, under "
+        text += "the noise threshold that DispatchGroup against itself (the A/A) set. Medians of the "
+        text += "absolute values (and every run) are in the JSON, latency percentiles in the chart.\n"
+        for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
+            text += "\n### \(metric.title)\n\n" + matrix(outcome, metric: metric)
         }
         if !outcome.goals.isEmpty {
             text += "\n### Server goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
         }
         return text
+    }
+
+    /// One metric as a matrix: a row per handler (and the A/A), a column per configuration,
+    /// each cell "ratio [low, high] verdict"; the first row gives DispatchGroup's own median.
+    private static func matrix(_ outcome: ServerBenchmark.Outcome, metric: Metric) -> String {
+        let summaries = outcome.summaries
+        var table = MarkdownTable(
+            headers: ["handler"] + summaries.map { "\($0.configuration.fanOut) × \($0.configuration.jobNanoseconds < 1_000 ? "0.3" : "\($0.configuration.jobNanoseconds / 1_000)") µs" },
+            alignments: [.left] + summaries.map { _ in .right }
+        )
+        func value(_ peer: ServerBenchmark.PeerSummary) -> String {
+            switch metric.title {
+            case ServerBenchmark.requestsPerSecond.title: return peer.requestsPerSecond.formattedPlain + "/s"
+            case ServerBenchmark.cpuPerRequest.title: return String(format: "%.1f µs", peer.cpuMicrosecondsPerRequest)
+            default: return milliseconds(peer.p99) + " ms"
+            }
+        }
+        table.rows.append(
+            ["DispatchGroup (reference)"]
+                + summaries.map { summary in summary.peers.first(where: \.isReference).map(value) ?? "–" }
+        )
+        func cell(_ row: VerdictRow?) -> String {
+            guard let row else { return "–" }
+            return row.formattedRatioAndInterval + " " + row.verdict.rawValue
+        }
+        table.rows.append(
+            ["noise threshold (A/A)"] + summaries.map { summary in
+                outcome.verdicts.first { $0.isAA && $0.name == summary.title && $0.metric == metric.title }?
+                    .formattedThreshold ?? "–"
+            }
+        )
+        for peer in ServerPeer.allCases where peer != .dispatchGroup {
+            let cells = summaries.map { summary in
+                outcome.verdicts.first {
+                    !$0.isAA && $0.name == summary.title && $0.subject == peer.title && $0.metric == metric.title
+                }
+            }
+            guard cells.contains(where: { $0 != nil }) else { continue }
+            table.rows.append([peer.shortTitle] + cells.map(cell))
+        }
+        return table.render()
     }
 
     /// Microseconds as milliseconds with three significant digits.
