@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -165,11 +167,28 @@ package enum StudentT {
         return t >= 0 ? 1 - tail : tail
     }
 
+    /// Quantiles already computed: a run asks for the same few (p, degrees of freedom) pairs
+    /// again and again.
+    private static let cache = Mutex<[Key: Double]>([:])
+
+    private struct Key: Hashable {
+        var p: Double
+        var degreesOfFreedom: Double
+    }
+
     /// The t such that P(T ≤ t) = `p`, for 0 < p < 1.
     package static func quantile(_ p: Double, degreesOfFreedom v: Double) -> Double {
         precondition(p > 0 && p < 1, "a quantile needs 0 < p < 1")
+        let key = Key(p: p, degreesOfFreedom: v)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let value = computeQuantile(p, degreesOfFreedom: v)
+        cache.withLock { $0[key] = value }
+        return value
+    }
+
+    private static func computeQuantile(_ p: Double, degreesOfFreedom v: Double) -> Double {
         guard v.isFinite, v < 1e7 else { return normalQuantile(p) }
-        if p < 0.5 { return -quantile(1 - p, degreesOfFreedom: v) }
+        if p < 0.5 { return -computeQuantile(1 - p, degreesOfFreedom: v) }
         var low = 0.0
         var high = 1.0
         while cdf(high, degreesOfFreedom: v) < p { high *= 2 }

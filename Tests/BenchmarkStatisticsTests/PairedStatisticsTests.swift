@@ -131,7 +131,7 @@ import Testing
         // interval is undecided rather than "same".
         let wide = Estimate(logMean: 0.1, logMargin: 2, rounds: 2)
         #expect(PairedStatistics.noiseThreshold(aa: wide) == 0.10)
-        let interval = Estimate(logMean: log(1.5), logMargin: log(1.4), rounds: 2)
+        let interval = Estimate(logMean: log(1.5), logMargin: log(1.6), rounds: 2)  // [0.94, 2.4]
         #expect(PairedStatistics.verdict(interval, threshold: PairedStatistics.noiseThreshold(aa: wide)) == .undecided)
         #expect(PairedStatistics.noiseThreshold(aa: nil) == .infinity)
     }
