@@ -60,7 +60,13 @@ enum Goals {
             case .undecided: open.append("\(prefix)interval holds \(bound.formattedBound)")
             }
         }
-        let text = measured.joined(separator: "; ")
+        // Up to two rows are listed; more are summed up by their range (the deciding row is
+        // named in `decidedBy`).
+        let ratios = rows.compactMap { $0.row?.ratio }
+        let text =
+            measured.count <= 2 || ratios.isEmpty
+            ? measured.joined(separator: "; ")
+            : "\(measured.count) rows, \(ratios.min()!.formattedRatio) to \(ratios.max()!.formattedRatio)"
         if !missed.isEmpty {
             return GoalCheck(goal: goal, measured: text, verdict: .notMet, decidedBy: missed.joined(separator: "; "))
         }

@@ -132,7 +132,7 @@ enum Report {
             text += "time ÷ the executor's (above 1: more jobs per second than Dispatch). Queued latency: submit to "
             text += "job start of every 64th job, over all samples (HdrHistogram).\n\n"
             text += executorOverview(executors)
-            text += "\nRatio to `DispatchQueue.global()` [95 % interval] and verdict:\n\n"
+            text += "\nAgainst `DispatchQueue.global()`. \(Verdicts.legend)\n\n"
             text += producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.group == Catalog.handOffGroup }
@@ -142,7 +142,7 @@ enum Report {
             text += "queues: hand-off latency (submit to job start, every job) is the executor's own, including "
             text += "waking an idle worker. Two judged metrics: each round's p99 hand-off latency, and the round "
             text += "trip (elapsed time ÷ jobs); ratio = Dispatch's ÷ the executor's (above 1: better).\n\n"
-            text += "### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
+            text += Verdicts.legend + "\n\n### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
             text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
         }
         let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
@@ -161,10 +161,7 @@ enum Report {
             headers: ["executor"] + comparisons.map { "P=\($0.producers ?? 0)" },
             alignments: [.left] + comparisons.map { _ in .right }
         )
-        func cell(_ row: VerdictRow?) -> String {
-            guard let row else { return "–" }
-            return row.formattedRatioAndInterval + " " + row.verdict.rawValue
-        }
+        func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
         table.rows.append(
             ["noise threshold (A/A)"] + comparisons.map { comparison in
                 comparison.verdicts.first { $0.isAA && (metric == nil || $0.metric == metric) }?.formattedThreshold ?? "–"

@@ -212,6 +212,9 @@ enum Verdicts {
         }
     }
 
+    /// What the marks of a matrix cell mean.
+    static let legend = "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided."
+
     static func geometricMean(_ values: [Double]) -> Double? {
         let positive = values.filter { $0 > 0 && $0.isFinite }
         guard !positive.isEmpty else { return nil }
@@ -230,6 +233,18 @@ extension VerdictRow {
     var formattedThreshold: String {
         guard let noiseThreshold else { return "–" }
         return String(format: "±%.1f%%", noiseThreshold * 100)
+    }
+
+    /// A matrix cell: "1.56× [1.49, 1.63] +", the verdict as a mark (`Verdicts.legend`).
+    var formattedCell: String {
+        let mark: String
+        switch verdict {
+        case .better: mark = "**+**"
+        case .worse: mark = "**−**"
+        case .same: mark = "="
+        case .undecided: mark = "?"
+        }
+        return formattedRatioAndInterval + " " + mark
     }
 
     /// The verdict as the report prints it: decided verdicts in bold.

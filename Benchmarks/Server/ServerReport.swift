@@ -18,9 +18,9 @@ enum ServerReport {
         text += "rounds, oriented so that above 1 is better: requests/s (handler ÷ Dispatch), CPU per request "
         text += "(the server process's user + system time, Dispatch's ÷ the handler's) and p99 (Dispatch's ÷ "
         text += "the handler's). Max is the slowest request of any run.\n"
-        text += "The tables give each handler's ratio [95 % interval] and verdict per configuration, under "
-        text += "the noise threshold that DispatchGroup against itself (the A/A) set. Medians of the "
-        text += "absolute values (and every run) are in the JSON, latency percentiles in the chart.\n"
+        text += "A table per metric, a column per configuration (jobs per request × job length), under the "
+        text += "noise threshold that DispatchGroup against itself (the A/A) set. \(Verdicts.legend) Every run "
+        text += "is in the JSON, latency percentiles in the chart.\n"
         for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
             text += "\n### \(metric.title)\n\n" + matrix(outcome, metric: metric)
         }
@@ -49,10 +49,7 @@ enum ServerReport {
             ["DispatchGroup (reference)"]
                 + summaries.map { summary in summary.peers.first(where: \.isReference).map(value) ?? "–" }
         )
-        func cell(_ row: VerdictRow?) -> String {
-            guard let row else { return "–" }
-            return row.formattedRatioAndInterval + " " + row.verdict.rawValue
-        }
+        func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
         table.rows.append(
             ["noise threshold (A/A)"] + summaries.map { summary in
                 outcome.verdicts.first { $0.isAA && $0.name == summary.title && $0.metric == metric.title }?
