@@ -133,6 +133,12 @@ struct BenchmarksCommand: ParsableCommand {
     var concurrencyScale: String?
 
     @Option(help: .hidden)
+    var comparisonIndex: Int?
+
+    @Option(help: .hidden)
+    var comparisonSeconds: Double?
+
+    @Option(help: .hidden)
     var repetitions: Int?
 
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
@@ -195,6 +201,24 @@ struct BenchmarksCommand: ParsableCommand {
 
     enum StoppingKind { case micro, server, processes }
 
+    /// What one sample of an in-process comparison should last.
+    var sampleNanoseconds: UInt64 { quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000) }
+
+    /// Child processes per executor comparison (`ProcessReplicas`).
+    var executorProcesses: Int { quick ? 2 : (full ? 6 : 4) }
+
+    /// The options a comparison's child process needs to build the same comparisons.
+    var comparisonChildArguments: [String] {
+        var arguments = ["--threads", threads.map(String.init).joined(separator: ",")]
+        if let filter { arguments += ["--filter", filter] }
+        if withoutReference { arguments.append("--without-reference") }
+        if let iterations { arguments += ["--iterations", "\(iterations)"] }
+        if let rounds { arguments += ["--rounds", "\(rounds)"] }
+        if quick { arguments.append("--quick") }
+        if full { arguments.append("--full") }
+        return arguments
+    }
+
     /// Budget weights: a share of the time left is weight ÷ the weights still to run.
     enum Weight {
         static let taskOperation = 1.0
@@ -233,6 +257,20 @@ struct BenchmarksCommand: ParsableCommand {
         if concurrencyChild == ServerWithPoolInstalled.childMode {
             try ServerWithPoolInstalled.runChild(settings: serverSettings)
         }
+        if concurrencyChild == ProcessReplicas.childMode {
+            try ProcessReplicas.runChild(
+                Catalog.filtered(
+                    Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
+                    by: filter, withoutReference: withoutReference
+                ),
+                index: comparisonIndex ?? -1,
+                seconds: comparisonSeconds ?? 10,
+                settings: RunSettings(
+                    sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
+                    seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+                )
+            )
+        }
         if let concurrencyChild {
             try ConcurrencyWorkloads.runChild(
                 installed: concurrencyChild == "installed",
@@ -259,7 +297,7 @@ struct BenchmarksCommand: ParsableCommand {
         }
         let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
         let settings = RunSettings(
-            sampleNanoseconds: quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000),
+            sampleNanoseconds: sampleNanoseconds,
             fixedIterations: iterations,
             stopping: stopping(.micro),
             seed: seed
@@ -334,9 +372,15 @@ struct BenchmarksCommand: ParsableCommand {
         // The task operations' loop and pool go before the executors run, so their idle
         // threads take no part in the contention being measured.
         environment.shutdown()
-        for comparison in executors {
+        // Each executor comparison in child processes of its own (the process is the unit).
+        for (index, comparison) in executors.enumerated() {
             progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(runner.run(comparison, section: comparison.section, weight: weight(comparison)))
+            results.append(
+                ProcessReplicas.run(
+                    comparison, index: index, processes: executorProcesses, arguments: comparisonChildArguments,
+                    seed: seed &+ UInt64(100 * (index + 1)), budget: runBudget, weight: weight(comparison), progress: progress, watchdog: runner.watchdog
+                )
+            )
             progress.log(verdicts: results.last!.verdicts)
         }
         var concurrencyOutcome: ConcurrencyOnPool.Outcome?

@@ -168,7 +168,10 @@ enum Goals {
                 guard let peer = comparison.entries.first(where: { $0.name.hasPrefix(kind.title) }),
                     let poolRow = comparison.verdict(for: pool.name), let peerRow = comparison.verdict(for: peer.name)
                 else { return LabelledRow(label: label, row: nil) }
-                let logs = zip(poolRow.logRatios, peerRow.logRatios).map { $0 - $1 }
+                // Where the process is the unit, the difference of the two rows' process means.
+                let logs =
+                    poolRow.processMeans.flatMap { pool in peerRow.processMeans.map { zip(pool, $0).map { $0 - $1 } } }
+                    ?? zip(poolRow.logRatios, peerRow.logRatios).map { $0 - $1 }
                 let estimate = PairedStatistics.estimate(logRatios: logs)
                 var row = poolRow
                 row.baseline = peer.name

@@ -48,6 +48,11 @@ struct VerdictRow: Codable, Sendable {
     /// An A/A row's own 95 % interval (the one its noise threshold comes from); its
     /// `interval95` is then the run-wide simultaneous one (`Verdicts.simultaneous`).
     var individualInterval95: [Double]? = nil
+    /// Processes whose mean log ratios the estimate is over, when the process is the unit
+    /// (`ProcessReplicas`); nil when the rounds are.
+    var processes: Int? = nil
+    /// Those processes' mean log ratios.
+    var processMeans: [Double]? = nil
     /// Rounds that the noise probe flagged (they are kept in the estimate).
     var contaminatedRounds: Int = 0
     /// The rounds' log ratios (subject better: positive), for comparisons with a baseline.
