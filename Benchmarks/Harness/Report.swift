@@ -24,7 +24,8 @@ enum Report {
         text += "\(context.settings.seed)). A round gives one paired ratio per subject, oriented so that above 1 "
         text += "means the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
         text += "peer's). The ratio shown is the geometric mean over the rounds, with a 95 % interval: Student's "
-        text += "t interval on the mean of the log ratios. The peer against its own second measurement in the "
+        text += "t interval on the mean of the log ratios (over processes' means where the process is the unit: "
+        text += "the executor sections and Swift Concurrency). The peer against its own second measurement in the "
         text += "same rounds (the A/A) sets each comparison's noise threshold: how far from 1 its interval "
         text += "reaches, at least 1 % and at most 10 %. Verdict: **better** or **worse** when the interval excludes 1 and the "
         text += "ratio lies beyond the threshold; **same** when the whole interval lies within it; "
@@ -130,7 +131,10 @@ enum Report {
             text += "P producer threads submit tiny jobs (each increments a shared counter) as fast as they can; "
             text += "time runs from the first submission to the end of the last job. Ratio = `DispatchQueue.global()`'s "
             text += "time ÷ the executor's (above 1: more jobs per second than Dispatch). Queued latency: submit to "
-            text += "job start of every 64th job, over all samples (HdrHistogram).\n\n"
+            text += "job start of every 64th job, over all samples (HdrHistogram). Where an executor's threads land "
+            text += "on the CPUs holds for a process's life, so each comparison of this section and the next runs in "
+            text += "several child processes, each in paired rounds, and its interval is over the processes' mean log "
+            text += "ratios (the process is the unit).\n\n"
             text += executorOverview(executors)
             text += "\nAgainst `DispatchQueue.global()`. \(Verdicts.legend)\n\n"
             text += producerMatrix(executors, metric: nil)
