@@ -12,7 +12,7 @@ import Testing
             .continueOnSuccessWith(.pool(.shared)) { data in data.count }  // on a pool worker
             .continueWith { task in task.result.map { "\($0) bytes" } ?? "failed" }  // inline
         let cts = CancellationTokenSource()
-        let slow = Task<Void>.withDelay(60, cancellationToken: cts.token).timeout(after: 30)
+        let slow = Task<Void>.withDelay(.seconds(60), cancellationToken: cts.token).timeout(after: .seconds(30))
         source.set(result: Data(count: 3))
         cts.cancel()  // `slow` is cancelled at once
         #expect(slow.isCancelled)
