@@ -289,12 +289,10 @@ enum ConcurrencyOnPool {
     static func render(_ outcome: Outcome) -> String {
         var text = "\n## \(group)\n\n"
         if let error = outcome.error { return text + "Not measured: \(error)\n" }
-        text += "The process is the unit here: each round runs three child processes of this benchmark one after "
-        text += "the other, in an order drawn at random: two with Swift's default global executor (Dispatch) and one "
-        text += "that called `ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` first thing. Each child "
-        text += "reports its median per workload (\(outcome.childMode) sizes). Ratio = default ÷ installed time "
-        text += "(above 1: the installed pool is faster), the two default children against each other are the A/A. "
-        text += "Times are geometric means over the rounds.\n\n"
+        text += "Each round runs three child processes in a random order: two on Swift's default executor, one "
+        text += "that installed `ThreadPool.shared` as the global executor first thing; each reports its median "
+        text += "per workload (\(outcome.childMode) sizes). Ratio = default ÷ installed time; the two default "
+        text += "children are the A/A.\n\n"
         var table = MarkdownTable(
             headers: ["workload", "default", "installed", "ratio [95% interval]", "verdict", "noise", "rounds"],
             alignments: [.left, .right, .right, .right, .left, .right, .right]

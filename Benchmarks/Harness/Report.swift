@@ -52,13 +52,11 @@ enum Report {
     /// noisy to decide anything.
     static func noise(_ summary: NoiseSummary, verdicts: [VerdictRow]) -> String {
         var text = "\n## Noise\n\n"
-        text += "Each round records the CPU time the hypervisor stole (`/proc/stat`), the CPU that other "
-        text += "processes used, this process's involuntary context switches and its CPU time against the wall "
-        text += "time, and the load average. A round is flagged when more than \(String(format: "%g", NoiseProbe.stealLimitPercent)) % "
-        text += "of CPU time was stolen, when other processes used more than \(String(format: "%g", NoiseProbe.otherProcessesLimit)) "
-        text += "CPUs, or when it was preempted more than \(String(format: "%g", NoiseProbe.switchRateLimit))× as often as "
-        text += "its comparison's median round. Flagged rounds stay in the estimates (their pairing cancels what "
-        text += "hit both sides); the tables count them.\n\n"
+        text += "A round is flagged when more than \(String(format: "%g", NoiseProbe.stealLimitPercent)) % of CPU time "
+        text += "was stolen (`/proc/stat`), other processes used more than "
+        text += "\(String(format: "%g", NoiseProbe.otherProcessesLimit)) CPUs, or it was preempted "
+        text += "\(String(format: "%g", NoiseProbe.switchRateLimit))× as often as its comparison's median round; flagged "
+        text += "rounds stay in the estimates (the JSON has each round's readings).\n\n"
         text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds)"
         text += String(
             format: "; steal %.2f %% of CPU time; other processes %.2f CPUs on average; highest load average %.2f.\n",
@@ -128,25 +126,18 @@ enum Report {
         let executors = results.filter { $0.group == Catalog.executorsGroup }
         if !executors.isEmpty {
             text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += "P producer threads submit tiny jobs (each increments a shared counter) as fast as they can; "
-            text += "time runs from the first submission to the end of the last job. Ratio = `DispatchQueue.global()`'s "
-            text += "time ÷ the executor's (above 1: more jobs per second than Dispatch). Queued latency: submit to "
-            text += "job start of every 64th job, over all samples (HdrHistogram). Where an executor's threads land "
-            text += "on the CPUs holds for a process's life, so each comparison of this section and the next runs in "
-            text += "several child processes, each in paired rounds, and its interval is over the processes' mean log "
-            text += "ratios (the process is the unit).\n\n"
-            text += executorOverview(executors)
-            text += "\nAgainst `DispatchQueue.global()`. \(Verdicts.legend)\n\n"
+            text += "P producer threads submit tiny jobs as fast as they can, until all ran. Where an executor's "
+            text += "threads land on the CPUs holds for a process's life, so each comparison here and in the next "
+            text += "section runs in several child processes, and its interval is over the processes' mean log "
+            text += "ratios. Ratio = `DispatchQueue.global()`'s time ÷ the executor's. \(Verdicts.legend)\n\n"
             text += producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.group == Catalog.handOffGroup }
         if !handOffs.isEmpty {
             text += "\n## \(Catalog.handOffGroup)\n\n"
-            text += "P producer threads each submit one tiny job and wait until it has run before the next, so nothing "
-            text += "queues: hand-off latency (submit to job start, every job) is the executor's own, including "
-            text += "waking an idle worker. Two judged metrics: each round's p99 hand-off latency, and the round "
-            text += "trip (elapsed time ÷ jobs); ratio = Dispatch's ÷ the executor's (above 1: better).\n\n"
-            text += Verdicts.legend + "\n\n### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
+            text += "P producer threads each submit one tiny job and wait until it has run, so nothing queues: the "
+            text += "hand-off latency (submit to job start) is the executor's own. Ratio = Dispatch's ÷ the "
+            text += "executor's, for each round's p99 and for the round trip per job.\n\n### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
             text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
         }
         let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
@@ -265,30 +256,6 @@ enum Report {
             table.rows.append([row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, own, "\(row.rounds)"])
         }
         return text + table.render()
-    }
-
-    private static func executorOverview(_ comparisons: [ComparisonResult]) -> String {
-        let producerCounts = comparisons.compactMap(\.producers)
-        var table = MarkdownTable(
-            headers: ["jobs per second (median)"] + producerCounts.map { "P=\($0)" },
-            alignments: [.left] + producerCounts.map { _ in .right }
-        )
-        for kind in ExecutorKind.allCases {
-            var row = [kind.title]
-            var any = false
-            for comparison in comparisons {
-                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(kind.title + ":") }),
-                    let ns = entry.medianNanosecondsPerOperation
-                {
-                    row.append((1e9 / ns).formattedRate)
-                    any = true
-                } else {
-                    row.append("–")
-                }
-            }
-            if any { table.rows.append(row) }
-        }
-        return table.render()
     }
 }
 

@@ -413,12 +413,13 @@ struct ServerBenchmark {
                 summary.peers.first { $0.peer == peer }.map { (summary, $0.max) }
             }
             let worst = maxima.map(\.1).max()
+            let slowest = maxima.max { $0.1 < $1.1 }
             checks.append(
                 GoalCheck(
                     goal: "server: no \(peer.shortTitle) request slower than 20 ms (every run)",
-                    measured: maxima.map {
-                        "\($0.0.configuration.fanOut)×\($0.0.configuration.jobNanoseconds)ns \(($0.1 / 1_000).formattedMilliseconds)"
-                    }.joined(separator: "; "),
+                    measured: slowest.map {
+                        "slowest \(($0.1 / 1_000).formattedMilliseconds) (\($0.0.configuration.fanOut)×\($0.0.configuration.jobNanoseconds)ns)"
+                    } ?? "not measured in this run",
                     verdict: worst.map { $0 <= 20_000 ? .met : .notMet } ?? .undecided,
                     decidedBy: "the slowest request observed (a maximum, not an estimate)"
                 )

@@ -10,17 +10,11 @@ enum ServerReport {
             return text + "Skipped: \(skipped).\n"
         }
         let settings = outcome.settings
-        text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops, keep-alive) in this "
-        text += "process; wrk in another (\(settings.wrkThreads) thread, \(settings.connections) connections, "
-        text += "\(settings.seconds)-second runs). Each request is fanned out to N CPU jobs by one handler, "
-        text += "joined, and answered on the connection's loop. Each round runs every handler once and "
-        text += "`DispatchGroup` twice, in an order drawn at random. Ratios are to `DispatchGroup` in the same "
-        text += "rounds, oriented so that above 1 is better: requests/s (handler ÷ Dispatch), CPU per request "
-        text += "(the server process's user + system time, Dispatch's ÷ the handler's) and p99 (Dispatch's ÷ "
-        text += "the handler's). Max is the slowest request of any run.\n"
-        text += "A table per metric, a column per configuration (jobs per request × job length), under the "
-        text += "noise threshold that DispatchGroup against itself (the A/A) set. \(Verdicts.legend) Every run "
-        text += "is in the JSON, latency percentiles in the chart.\n"
+        text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops) in this process, wrk in "
+        text += "another (\(settings.connections) connections, \(settings.seconds)-second runs); each request is fanned "
+        text += "out to N CPU jobs by one handler. Each round runs every handler once and `DispatchGroup` twice, in "
+        text += "a random order. A table per metric (above 1 is better; CPU is the server process's), a column "
+        text += "per configuration (jobs per request × job length). \(Verdicts.legend)\n"
         for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
             text += "\n### \(metric.title)\n\n" + matrix(outcome, metric: metric)
         }
