@@ -1,3 +1,6 @@
+// Bolts: the types extended here are declared in files that import it, and Fuzz/run.sh builds
+// the parsers from the files that do not; this file must be left out with them.
+import Bolts
 import Foundation
 
 // The `Duration` forms of the App Links initializers that take seconds. Each converts its
