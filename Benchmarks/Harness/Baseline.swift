@@ -64,11 +64,7 @@ enum Baseline {
         }
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
-            let decoder = JSONDecoder()
-            decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-                positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
-            )
-            return try decoder.decode(Saved.self, from: data).verdicts
+            return try JSONCoding.decoder().decode(Saved.self, from: data).verdicts
         } catch {
             throw Failure(description: "\(file) is not a benchmark report this version can read: \(error)")
         }

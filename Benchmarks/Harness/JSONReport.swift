@@ -98,12 +98,29 @@ struct JSONReport: Codable {
     }
 
     func write(to path: String) throws {
-        let encoder = JSONEncoder()
+        let encoder = JSONCoding.encoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// The benchmark's JSON coders: infinite and NaN doubles (an undecided ratio's bounds) are
+/// written as the strings "inf", "-inf" and "nan", and read back the same way.
+enum JSONCoding {
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
         )
-        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+        return encoder
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
+        )
+        return decoder
     }
 }
 

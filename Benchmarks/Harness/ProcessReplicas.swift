@@ -59,11 +59,7 @@ enum ProcessReplicas {
             verdicts: result.verdicts,
             noise: result.noise
         )
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
-        )
-        print(String(decoding: try encoder.encode(child), as: UTF8.self))
+        print(String(decoding: try JSONCoding.encoder().encode(child), as: UTF8.self))
         exit(0)
     }
 
@@ -98,11 +94,7 @@ enum ProcessReplicas {
                      "--comparison-seconds", String(format: "%.3f", seconds),
                      "--seed", "\(seed &+ UInt64(process))"] + arguments
                 )
-                let decoder = JSONDecoder()
-                decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-                    positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
-                )
-                children.append(try decoder.decode(ChildResult.self, from: data))
+                children.append(try JSONCoding.decoder().decode(ChildResult.self, from: data))
             } catch {
                 failure = "\(error)"
                 break
