@@ -1,6 +1,8 @@
 import Bolts
 import Dispatch
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// Swift Concurrency workloads, measured in a child process of the benchmark (see
@@ -19,6 +21,9 @@ enum ConcurrencyWorkloads {
         var iterations: Int
         /// What one operation is.
         var unit: String
+        /// Whether the workload's shape is its size (everything spawned at once), so that
+        /// every mode runs `iterations` operations per sample.
+        var isFixedSize = false
         var body: @Sendable (Int) async throws -> Void
     }
 
@@ -33,7 +38,7 @@ enum ConcurrencyWorkloads {
                 await Batch.run { batch in _Concurrency.Task { batch.done() } }
             }
         },
-        Workload(name: "Task {} (10,000 spawned at once)", iterations: 10_000, unit: "task") { n in
+        Workload(name: "Task {} (100,000 spawned at once)", iterations: 100_000, unit: "task", isFixedSize: true) { n in
             let counter = Counter()
             for _ in 0..<n { _Concurrency.Task { counter.add() } }
             while counter.value < n { await _Concurrency.Task.yield() }
@@ -105,6 +110,25 @@ enum ConcurrencyWorkloads {
             for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: pool) { i }.value }
             blackHole(sum)
         },
+        // What bounds a hop from a default-executor task into another executor and back: the
+        // same round trip into SwiftNIO's event loop as a task executor, and into a thread that
+        // never sleeps (the fastest executor there can be), whose only cost is the wake-up of
+        // the default executor's thread that resumes the caller.
+        Workload(name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
+            n in
+            let executor = EventLoopTaskExecutor.shared
+            var sum = 0
+            for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: executor) { i }.value }
+            blackHole(sum)
+        },
+        Workload(name: "a continuation resumed by a thread that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") {
+            n in
+            let spinner = SpinningResumer()
+            var sum = 0
+            for i in 0..<n { sum &+= await spinner.resume(returning: i) }
+            spinner.stop()
+            blackHole(sum)
+        },
         Workload(name: "Bolts Task.execute(.pool) + try await value", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= try await Task<Int>.execute(.pool(.shared)) { i }.value }
@@ -146,7 +170,7 @@ enum ConcurrencyWorkloads {
         }
         var samples: [String: [Double]] = [:]
         for workload in all where filter.map({ workload.name.lowercased().contains($0.lowercased()) }) ?? true {
-            let n = max(100, workload.iterations / divisor(forScale: scale))
+            let n = workload.isFixedSize ? workload.iterations : max(100, workload.iterations / divisor(forScale: scale))
             _ = try time(workload, n)  // warm-up
             samples[workload.name] = try (0..<repetitions).map { _ in try time(workload, n) / Double(n) }
         }
@@ -238,6 +262,64 @@ private actor PoolActor {
     func next() -> Int {
         count &+= 1
         return count
+    }
+}
+
+/// SwiftNIO's event loop as a task executor, adapted the way an application would (SwiftNIO
+/// ships no such conformance): each job runs on the loop's thread, which sleeps in
+/// `epoll_wait` when idle and is woken through its eventfd.
+private final class EventLoopTaskExecutor: TaskExecutor {
+    /// One loop for the child's life.
+    static let shared = EventLoopTaskExecutor(MultiThreadedEventLoopGroup(numberOfThreads: 1).next())
+
+    private let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        loop.execute { job.runSynchronously(on: executor) }
+    }
+}
+
+/// A thread that polls a slot without ever sleeping and resumes the continuation it finds:
+/// a hop into it costs no wake-up, so a round trip through it costs only the caller's own
+/// resumption on the global executor. It burns a CPU while it lives; `stop()` ends it.
+private final class SpinningResumer: Sendable {
+    private let slot = Mutex<(UnsafeContinuation<Int, Never>, Int)?>(nil)
+    /// Set when `slot` holds a continuation; read by the spinning thread without the lock.
+    private let isPosted = Atomic<Bool>(false)
+    private let isStopped = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+
+    init() {
+        let thread = Thread { [self] in
+            while !isStopped.load(ordering: .relaxed) {
+                // Acquiring: pairs with the poster's releasing store, so that the slot's
+                // contents are visible here.
+                guard isPosted.load(ordering: .acquiring) else { continue }
+                isPosted.store(false, ordering: .relaxed)
+                if let (continuation, value) = slot.withLock({ $0.take() }) {
+                    continuation.resume(returning: value)
+                }
+            }
+            exited.signal()
+        }
+        thread.start()
+    }
+
+    /// Suspends the caller until the spinning thread resumes it with `value`.
+    func resume(returning value: Int) async -> Int {
+        await withUnsafeContinuation { continuation in
+            slot.withLock { $0 = (continuation, value) }
+            isPosted.store(true, ordering: .releasing)
+        }
+    }
+
+    func stop() {
+        isStopped.store(true, ordering: .relaxed)
+        exited.wait()
     }
 }
 

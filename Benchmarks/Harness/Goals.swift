@@ -68,10 +68,12 @@ enum Goals {
             ? measured.joined(separator: "; ")
             : "\(measured.count) rows, \(ratios.min()!.formattedRatio) to \(ratios.max()!.formattedRatio)"
         if !missed.isEmpty {
-            return GoalCheck(goal: goal, measured: text, verdict: .notMet, decidedBy: missed.joined(separator: "; "))
+            return GoalCheck(goal: goal, measured: text, verdict: .notMet, decidedBy: listed(missed))
         }
         if !open.isEmpty {
-            return GoalCheck(goal: goal, measured: text, verdict: .undecided, decidedBy: open.joined(separator: "; "))
+            let decidedBy =
+                open.count <= 2 ? open.joined(separator: "; ") : "\(open.count) of \(rows.count) intervals hold \(bound.formattedBound)"
+            return GoalCheck(goal: goal, measured: text, verdict: .undecided, decidedBy: decidedBy)
         }
         let closest = isLowerBound ? met.min { $0.1 < $1.1 }! : met.max { $0.1 < $1.1 }!
         let at = closest.0.isEmpty ? "" : " (closest: \(closest.0))"
@@ -83,6 +85,11 @@ enum Goals {
                 ? "low bound \(String(format: "%.2f", closest.1)) ≥ \(bound.formattedBound)\(at)"
                 : "high bound \(String(format: "%.2f", closest.1)) ≤ \(bound.formattedBound)\(at)"
         )
+    }
+
+    /// The first of `items`, and how many more there are beyond three.
+    private static func listed(_ items: [String]) -> String {
+        items.count <= 3 ? items.joined(separator: "; ") : items.prefix(2).joined(separator: "; ") + "; \(items.count - 2) more"
     }
 
     /// A goal on an exact count (allocations): no interval, the count itself decides.

@@ -178,9 +178,8 @@ enum Report {
     /// (medians; exact counts), instructions where counted, the ratio and verdict.
     private static func taskOperationsTable(_ comparisons: [ComparisonResult]) -> String {
         var table = MarkdownTable(
-            headers: ["operation", "Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict",
-                      "noise", "rounds"],
-            alignments: [.left, .left, .left, .right, .right, .right, .right, .left, .right, .right]
+            headers: ["Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict", "noise", "rounds"],
+            alignments: [.left, .left, .right, .right, .right, .right, .left, .right, .right]
         )
         for comparison in comparisons {
             for row in comparison.verdicts where !row.isAA {
@@ -192,7 +191,7 @@ enum Report {
                     allocations += String(format: " (%.0f instr.)", instructions)
                 }
                 table.rows.append([
-                    comparison.operation, shortName(row.subject), shortName(row.baseline),
+                    shortName(row.subject, keepingDetail: true), shortName(row.baseline),
                     formatted(row.subjectValue, unit: row.unit), formatted(row.peerValue, unit: row.unit), allocations,
                     row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold, rounds(row),
                 ])
@@ -201,11 +200,13 @@ enum Report {
         return table.render()
     }
 
-    /// A scenario's name up to its first parenthesis or comma: "Bolts continueWith on a
-    /// completed task".
-    static func shortName(_ name: String) -> String {
-        let cut = name.firstIndex { $0 == "(" || $0 == "," } ?? name.endIndex
-        return name[..<cut].trimmingCharacters(in: .whitespaces)
+    /// A scenario's name up to its first parenthesised remark or comma: "Bolts continueWith on
+    /// a completed task". With `keepingDetail`, only the remark goes, so that the subjects of
+    /// one operation stay apart ("…, set inline by the caller").
+    static func shortName(_ name: String, keepingDetail: Bool = false) -> String {
+        var end = name.range(of: " (")?.lowerBound ?? name.endIndex
+        if !keepingDetail, let comma = name[..<end].firstIndex(of: ",") { end = comma }
+        return name[..<end].trimmingCharacters(in: .whitespaces)
     }
 
     static func rounds(_ row: VerdictRow) -> String {
