@@ -204,7 +204,7 @@ struct BenchmarksCommand: ParsableCommand {
     /// What one sample of an in-process comparison should last.
     var sampleNanoseconds: UInt64 { quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000) }
 
-    /// Child processes per executor comparison (`ProcessReplicas`).
+    /// Child processes per comparison that runs in children (`ProcessReplicas`).
     var executorProcesses: Int { quick ? 2 : (full ? 6 : 4) }
 
     /// The options a comparison's child process needs to build the same comparisons.
@@ -222,6 +222,8 @@ struct BenchmarksCommand: ParsableCommand {
     /// Budget weights: a share of the time left is weight ÷ the weights still to run.
     enum Weight {
         static let taskOperation = 1.0
+        /// A task operation in child processes: process starts and fewer rounds per process.
+        static let taskOperationInProcesses = 2.0
         static let executors = 2.0
         static let paced = 1.5
         static let concurrency = 12.0
@@ -256,6 +258,18 @@ struct BenchmarksCommand: ParsableCommand {
         }
         if concurrencyChild == ServerWithPoolInstalled.childMode {
             try ServerWithPoolInstalled.runChild(settings: serverSettings)
+        }
+        if concurrencyChild == ProcessReplicas.taskOperationChildMode {
+            // Its environment lives until the child exits.
+            try ProcessReplicas.runChild(
+                Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference),
+                index: comparisonIndex ?? -1,
+                seconds: comparisonSeconds ?? 10,
+                settings: RunSettings(
+                    sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
+                    seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
+                )
+            )
         }
         if concurrencyChild == ProcessReplicas.childMode {
             try ProcessReplicas.runChild(
@@ -303,11 +317,14 @@ struct BenchmarksCommand: ParsableCommand {
             seed: seed
         )
         let environment = Environment()
-        let taskOperations = Catalog.filtered(
+        let allTaskOperations = Catalog.filtered(
             Catalog.taskOperations(environment),
             by: filter,
             withoutReference: withoutReference
         )
+        // In this process, and in child processes (the same list as the children build).
+        let taskOperations = allTaskOperations.filter { !$0.isProcessTheUnit }
+        let taskOperationsInProcesses = allTaskOperations.filter(\.isProcessTheUnit)
         let executors = Catalog.filtered(
             Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
             by: filter,
@@ -319,7 +336,7 @@ struct BenchmarksCommand: ParsableCommand {
         let cpuLimitVariant = list ? nil : cpuLimitVariant(server: server, peers: serverPeers)
         let cpuLimitHierarchy = try? cpuLimitVariant?.hierarchy.get()
         if list {
-            for comparison in taskOperations + executors {
+            for comparison in allTaskOperations + executors {
                 print("\(comparison.group): \(comparison.operation)")
                 for entry in comparison.entries {
                     print("  \(entry.scenario === comparison.reference ? "[reference] " : "")\(entry.scenario.name)")
@@ -343,10 +360,10 @@ struct BenchmarksCommand: ParsableCommand {
             switch comparison.group {
             case Catalog.executorsGroup: return Weight.executors
             case Catalog.handOffGroup: return Weight.paced
-            default: return Weight.taskOperation
+            default: return comparison.isProcessTheUnit ? Weight.taskOperationInProcesses : Weight.taskOperation
             }
         }
-        let totalWeight = (taskOperations + executors).map(weight).reduce(0, +)
+        let totalWeight = (allTaskOperations + executors).map(weight).reduce(0, +)
             + (concurrencyWanted ? Weight.concurrency : 0)
             + (serverPeers.isEmpty ? 0 : Weight.serverConfiguration * Double(server.configurations.count))
             + (cpuLimitHierarchy == nil
@@ -357,7 +374,7 @@ struct BenchmarksCommand: ParsableCommand {
 
         let progress = Progress(budget: runBudget)
         progress.begin(
-            total: taskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
+            total: allTaskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
                 + (cpuLimitHierarchy == nil ? 0 : 1)
         )
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
@@ -369,10 +386,23 @@ struct BenchmarksCommand: ParsableCommand {
             results.append(runner.run(comparison, section: comparison.section, weight: weight(comparison)))
             progress.log(verdicts: results.last!.verdicts)
         }
-        // The task operations' loop and pool go before the executors run, so their idle
-        // threads take no part in the contention being measured.
+        // The task operations' loop and pool go before the child processes run, so their
+        // idle threads take no part in what those measure.
         environment.shutdown()
-        // Each executor comparison in child processes of its own (the process is the unit).
+        // Each comparison whose work hops between threads, and each executor comparison, in
+        // child processes of its own (the process is the unit).
+        for (index, comparison) in taskOperationsInProcesses.enumerated() {
+            progress.next("\(comparison.group): \(comparison.operation)")
+            results.append(
+                ProcessReplicas.run(
+                    comparison, childMode: ProcessReplicas.taskOperationChildMode, index: index,
+                    processes: executorProcesses, arguments: comparisonChildArguments,
+                    seed: seed &+ UInt64(10_000 * (index + 1)), budget: runBudget, weight: weight(comparison),
+                    progress: progress, watchdog: runner.watchdog
+                )
+            )
+            progress.log(verdicts: results.last!.verdicts)
+        }
         for (index, comparison) in executors.enumerated() {
             progress.next("\(comparison.group): \(comparison.operation)")
             results.append(

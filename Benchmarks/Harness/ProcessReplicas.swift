@@ -4,13 +4,17 @@ import Foundation
 /// Comparisons whose variance lives between processes: where an executor's threads land on
 /// the CPUs is decided when they start and holds for the process's life, so two processes of
 /// the same code can put the same paired ratio on opposite sides of 1, each with a tight
-/// interval of its own. The executor sections therefore run each comparison in several
-/// child processes of this benchmark, one after the other, each in paired rounds; a
-/// comparison's interval is then Student's t interval over the processes' mean log ratios
-/// (the process is the unit), and its A/A the same over the processes' A/A means.
+/// interval of its own. The executor sections, and the task operations whose work hops
+/// between threads, therefore run each comparison in several child processes of this
+/// benchmark, one after the other, each in paired rounds; a comparison's interval is then
+/// Student's t interval over the processes' mean log ratios (the process is the unit), and
+/// its A/A the same over the processes' A/A means.
 enum ProcessReplicas {
-    /// The child mode's argument.
+    /// The child mode's argument for an executor comparison (no task-operation environment:
+    /// its idle threads would take part in the contention).
     static let childMode = "comparison"
+    /// The child mode's argument for a task operation (`Catalog.taskOperationsInProcesses`).
+    static let taskOperationChildMode = "task-comparison"
 
     /// What a child sends back: its comparison's entries (every sample) and its verdict rows
     /// (each with its rounds' log ratios), and each round's noise.
@@ -63,10 +67,12 @@ enum ProcessReplicas {
         exit(0)
     }
 
-    /// Runs comparison `index` (of the executor sections' list) in `processes` children, one
-    /// after the other, within `weight`'s share of `budget`, and merges what they measured.
+    /// Runs comparison `index` (of the list that `childMode`'s children build) in `processes`
+    /// children, one after the other, within `weight`'s share of `budget`, and merges what
+    /// they measured.
     static func run(
         _ comparison: Comparison,
+        childMode: String = ProcessReplicas.childMode,
         index: Int,
         processes: Int,
         arguments: [String],

@@ -19,28 +19,25 @@ enum Report {
             text += "> **DEBUG BUILD: these numbers are meaningless. Run `swift run -c release Benchmarks`.**\n\n"
         }
         text += "Machine: \(context.machine.summary)\n\n"
-        text += "**How to read it.** Every comparison runs its subjects and their peer in the same rounds: "
-        text += "each round measures every entry once and the peer twice, in an order drawn at random (seed "
-        text += "\(context.settings.seed)). A round gives one paired ratio per subject, oriented so that above 1 "
-        text += "means the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
-        text += "peer's). The ratio shown is the geometric mean over the rounds, with a 95 % interval: Student's "
-        text += "t interval on the mean of the log ratios (over processes' means where the process is the unit: "
-        text += "the executor sections and Swift Concurrency). The peer against its own second measurement in the "
-        text += "same rounds (the A/A) sets each comparison's noise threshold: how far from 1 its interval "
-        text += "reaches, at least 1 % and at most 10 %. Verdict: **better** or **worse** when the interval excludes 1 and the "
-        text += "ratio lies beyond the threshold; **same** when the whole interval lies within it; "
-        text += "**undecided** when the interval is too wide to tell. A comparison stops when every subject's "
-        text += "interval is narrower than ±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after "
-        text += "at least \(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
+        text += "**How to read it.** Each round measures every entry once and the peer twice, in a random "
+        text += "order (seed \(context.settings.seed)). Ratio: the geometric mean of the rounds' paired ratios, "
+        text += "above 1 when the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
+        text += "peer's), with Student's t 95 % interval on the mean log ratio (over the processes' means where "
+        text += "the process is the unit: task operations that hop between threads, the executor sections, Swift "
+        text += "Concurrency). Noise threshold: how far from 1 the peer-against-itself (A/A) interval reaches, "
+        text += "within [1 %, 10 %]. **better**/**worse**: the interval excludes 1 and the ratio lies beyond the "
+        text += "threshold; **same**: the interval lies within it; **undecided**: neither. A comparison stops at "
+        text += "±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after at least "
+        text += "\(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
         if let minutes = context.budgetMinutes {
-            text += "Budget: \(String(format: "%g", minutes)) minutes; the measurements took "
+            text += "Budget: \(String(format: "%g", minutes)) minutes; measuring took "
         } else {
-            text += "No time budget (`--full`); the measurements took "
+            text += "No time budget (`--full`); measuring took "
         }
         text += "\(String(format: "%.1f", context.measuredSeconds / 60)) minutes. "
         text +=
             context.countsAllocations
-            ? "Allocations are counted by an interposed malloc on every thread of the process. "
+            ? "Allocations: an interposed malloc, every thread. "
             : "**Allocation counting is not working in this build: the allocation columns are meaningless.** "
         text += "Instructions per operation: "
         text += PerfCounters.unavailableReason.map { "n/a (\($0))." } ?? "user-space hardware counters of the whole process."
@@ -120,7 +117,8 @@ enum Report {
         if !ops.isEmpty {
             text += "\n## \(Catalog.taskOperationsGroup)\n\n"
             text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
-            text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster).\n\n"
+            text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster). The operations whose "
+            text += "work hops between threads run in child processes, each interval over the processes' means.\n\n"
             text += taskOperationsTable(ops)
         }
         let executors = results.filter { $0.group == Catalog.executorsGroup }

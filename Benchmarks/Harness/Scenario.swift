@@ -54,6 +54,10 @@ struct Comparison {
     var referenceIndex: Int?
     /// Producer threads, for executor comparisons.
     var producers: Int?
+    /// Whether its variance lives between processes: its work hops between threads, whose
+    /// placement on the CPUs is decided when they start and holds for the process's life. Such
+    /// a comparison runs in child processes (`ProcessReplicas`), the process as the unit.
+    var isProcessTheUnit = false
 
     struct Entry {
         var scenario: any Scenario

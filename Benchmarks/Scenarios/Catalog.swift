@@ -12,13 +12,16 @@ enum Catalog {
     static func taskOperations(_ environment: Environment) -> [Comparison] {
         let loop = environment.peerLoop
         let pool = environment.pool
-        func comparison(_ operation: String, _ scenarios: [any Scenario], reference: Int) -> Comparison {
+        func comparison(
+            _ operation: String, _ scenarios: [any Scenario], reference: Int, isProcessTheUnit: Bool = false
+        ) -> Comparison {
             Comparison(
                 group: taskOperationsGroup,
                 operation: operation,
                 entries: scenarios.map { Comparison.Entry(scenario: $0) },
                 referenceIndex: reference,
-                producers: nil
+                producers: nil,
+                isProcessTheUnit: isProcessTheUnit
             )
         }
         return [
@@ -72,7 +75,8 @@ enum Catalog {
                     BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCallerLastToFirst),
                     NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .andAllSucceed),
                 ],
-                reference: 3
+                reference: 3,
+                isProcessTheUnit: true  // a job per input on the pool's workers
             ),
             comparison(
                 "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",
@@ -90,9 +94,18 @@ enum Catalog {
             comparison(
                 "async round trip: run a closure elsewhere, await its value",
                 [BoltsPoolExecuteAwaitValue(pool: pool), BoltsFromAsyncAwaitValue(), ConcurrencyTaskAwaitValue()],
-                reference: 2
+                reference: 2,
+                isProcessTheUnit: true  // hops between the pool's workers and Swift's
             ),
         ]
+    }
+
+    /// The task operations that run in child processes (`Comparison.isProcessTheUnit`), after
+    /// `filter`: the list that a child's `--comparison-index` points into.
+    static func taskOperationsInProcesses(
+        _ environment: Environment, filter: String?, withoutReference: Bool
+    ) -> [Comparison] {
+        filtered(taskOperations(environment), by: filter, withoutReference: withoutReference).filter(\.isProcessTheUnit)
     }
 
     /// One comparison per producer count, every executor in each; the reference is

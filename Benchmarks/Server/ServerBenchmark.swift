@@ -286,22 +286,40 @@ struct ServerBenchmark {
         _ noise: [RoundNoise],
         peers: [ServerPeer]
     ) -> [VerdictRow] {
-        let name = configuration.title
-        let metrics: [(Metric, (RunResult) -> Double)] = [
-            (requestsPerSecond, \.requestsPerSecond), (cpuPerRequest, \.cpuMicrosecondsPerRequest), (p99Latency, \.wrk.p99),
-        ]
-        var rows: [VerdictRow] = []
+        pairedVerdicts(
+            section: .server, name: configuration.title, runs: runs, noise: noise, peers: peers,
+            metrics: [
+                (requestsPerSecond, \.requestsPerSecond), (cpuPerRequest, \.cpuMicrosecondsPerRequest),
+                (p99Latency, \.wrk.p99),
+            ]
+        )
+    }
+
+    /// Every peer against `DispatchGroup` in the same rounds, for each of `metrics`, each
+    /// metric with its A/A (DispatchGroup against its twin), whose noise threshold judges
+    /// the metric's rows. None without DispatchGroup among `peers`.
+    static func pairedVerdicts<Run: PairedServerRun>(
+        section: Section,
+        name: String,
+        runs: [Run],
+        noise: [RoundNoise],
+        peers: [ServerPeer],
+        metrics: [(Metric, (Run) -> Double)]
+    ) -> [VerdictRow] {
+        guard peers.contains(.dispatchGroup) else { return [] }
+        let reference = ServerPeer.dispatchGroup.title
         let rounds = Set(runs.map(\.round)).sorted()
+        var rows: [VerdictRow] = []
         for (metric, value) in metrics {
             func values(for peer: ServerPeer) -> PairedValues {
                 var paired = PairedValues()
                 for round in rounds {
                     let inRound = runs.filter { $0.round == round }
                     guard let subject = inRound.first(where: { $0.peer == peer && !$0.isTwin }),
-                        let reference = inRound.first(where: { $0.peer == .dispatchGroup && !$0.isTwin })
+                        let peerRun = inRound.first(where: { $0.peer == .dispatchGroup && !$0.isTwin })
                     else { continue }
                     paired.subject.append(value(subject))
-                    paired.peer.append(value(reference))
+                    paired.peer.append(value(peerRun))
                     paired.twin.append(inRound.first(where: { $0.peer == .dispatchGroup && $0.isTwin }).map(value) ?? 0)
                     // The A/A's order is drawn from the round number, so it is the same for every peer.
                     paired.twinFirst.append((round &* 2_654_435_761) & 0x100 != 0)
@@ -310,14 +328,12 @@ struct ServerBenchmark {
                 paired.markContaminated(noise)
                 return paired
             }
-            guard peers.contains(.dispatchGroup) else { continue }
-            let reference = ServerPeer.dispatchGroup.title
-            let aa = Verdicts.aa(section: .server, name: name, peer: reference, metric: metric, values(for: .dispatchGroup))
+            let aa = Verdicts.aa(section: section, name: name, peer: reference, metric: metric, values(for: .dispatchGroup))
             if let aa { rows.append(aa) }
             for peer in peers where peer != .dispatchGroup {
                 rows.append(
                     Verdicts.row(
-                        section: .server, name: name, subject: peer.title, peer: reference, metric: metric,
+                        section: section, name: name, subject: peer.title, peer: reference, metric: metric,
                         values(for: peer), threshold: aa?.noiseThreshold
                     )
                 )
@@ -327,12 +343,7 @@ struct ServerBenchmark {
     }
 
     private func summarize(_ configuration: Configuration, _ runs: [RunResult]) -> ConfigurationSummary {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return .nan }
-            return sorted.count % 2 == 1
-                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
+        func medianOrNaN(_ values: [Double]) -> Double { median(values) ?? .nan }
         var summaries: [PeerSummary] = peers.compactMap { peer in
             let mine = runs.filter { $0.peer == peer }
             guard !mine.isEmpty else { return nil }
@@ -340,14 +351,14 @@ struct ServerBenchmark {
                 peer: peer,
                 title: peer.title,
                 isReference: peer == .dispatchGroup,
-                requestsPerSecond: median(mine.map(\.requestsPerSecond)),
-                cpuMicrosecondsPerRequest: median(mine.map(\.cpuMicrosecondsPerRequest)),
-                allocationsPerRequest: median(mine.map(\.allocationsPerRequest)),
-                contextSwitchesPerRequest: median(mine.compactMap(\.contextSwitchesPerRequest)),
-                p50: median(mine.map(\.wrk.p50)),
-                p90: median(mine.map(\.wrk.p90)),
-                p99: median(mine.map(\.wrk.p99)),
-                p999: median(mine.map(\.wrk.p999)),
+                requestsPerSecond: medianOrNaN(mine.map(\.requestsPerSecond)),
+                cpuMicrosecondsPerRequest: medianOrNaN(mine.map(\.cpuMicrosecondsPerRequest)),
+                allocationsPerRequest: medianOrNaN(mine.map(\.allocationsPerRequest)),
+                contextSwitchesPerRequest: medianOrNaN(mine.compactMap(\.contextSwitchesPerRequest)),
+                p50: medianOrNaN(mine.map(\.wrk.p50)),
+                p90: medianOrNaN(mine.map(\.wrk.p90)),
+                p99: medianOrNaN(mine.map(\.wrk.p99)),
+                p999: medianOrNaN(mine.map(\.wrk.p999)),
                 max: mine.map(\.wrk.max).max()!,
                 errors: mine.reduce(0) { $0 + $1.wrk.errors + $1.wrk.timeouts + $1.wrk.non2xx + $1.serverFailed }
             )
@@ -450,3 +461,14 @@ extension Double {
         self < 10 ? String(format: "%.2f ms", self) : String(format: "%.1f ms", self)
     }
 }
+
+/// One server run as the round-paired verdicts see it (`ServerBenchmark.pairedVerdicts`).
+protocol PairedServerRun {
+    var peer: ServerPeer { get }
+    var round: Int { get }
+    /// Whether this is the reference's second run in its round (for the A/A).
+    var isTwin: Bool { get }
+}
+
+extension ServerBenchmark.RunResult: PairedServerRun {}
+extension ServerCPULimit.RunResult: PairedServerRun {}

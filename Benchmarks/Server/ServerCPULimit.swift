@@ -233,75 +233,37 @@ struct ServerCPULimit {
     }
 
     /// Every handler against `DispatchGroup` on requests/s and CPU per request, each metric
-    /// with its A/A (DispatchGroup against its twin), as `ServerBenchmark.verdicts` pairs them.
+    /// with its A/A (DispatchGroup against its twin).
     func verdicts(
         _ configuration: ServerBenchmark.Configuration,
         _ runs: [RunResult],
         _ noise: [RoundNoise]
     ) -> [VerdictRow] {
-        guard peers.contains(.dispatchGroup) else { return [] }
-        let name = name(configuration)
-        let reference = ServerPeer.dispatchGroup.title
-        let rounds = Set(runs.map(\.round)).sorted()
-        var rows: [VerdictRow] = []
-        let metrics: [(Metric, (RunResult) -> Double)] = [
-            (ServerBenchmark.requestsPerSecond, \.requestsPerSecond),
-            (ServerBenchmark.cpuPerRequest, \.cpuMicrosecondsPerRequest),
-        ]
-        for (metric, value) in metrics {
-            func values(for peer: ServerPeer) -> PairedValues {
-                var paired = PairedValues()
-                for round in rounds {
-                    let inRound = runs.filter { $0.round == round }
-                    guard let subject = inRound.first(where: { $0.peer == peer && !$0.isTwin }),
-                        let peerRun = inRound.first(where: { $0.peer == .dispatchGroup && !$0.isTwin })
-                    else { continue }
-                    paired.subject.append(value(subject))
-                    paired.peer.append(value(peerRun))
-                    paired.twin.append(inRound.first(where: { $0.peer == .dispatchGroup && $0.isTwin }).map(value) ?? 0)
-                    // The A/A's order is drawn from the round number, so it is the same for every peer.
-                    paired.twinFirst.append((round &* 2_654_435_761) & 0x100 != 0)
-                    paired.round.append(round)
-                }
-                paired.markContaminated(noise)
-                return paired
-            }
-            let aa = Verdicts.aa(
-                section: Self.section, name: name, peer: reference, metric: metric, values(for: .dispatchGroup))
-            if let aa { rows.append(aa) }
-            for peer in peers where peer != .dispatchGroup {
-                rows.append(
-                    Verdicts.row(
-                        section: Self.section, name: name, subject: peer.title, peer: reference, metric: metric,
-                        values(for: peer), threshold: aa?.noiseThreshold
-                    )
-                )
-            }
-        }
-        return rows
+        ServerBenchmark.pairedVerdicts(
+            section: Self.section, name: name(configuration), runs: runs, noise: noise, peers: peers,
+            metrics: [
+                (ServerBenchmark.requestsPerSecond, \.requestsPerSecond),
+                (ServerBenchmark.cpuPerRequest, \.cpuMicrosecondsPerRequest),
+            ]
+        )
     }
 
     private func summarize(_ configuration: ServerBenchmark.Configuration, _ runs: [RunResult]) -> ConfigurationSummary
     {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            guard !sorted.isEmpty else { return .nan }
-            return sorted.count % 2 == 1
-                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
+        func medianOrNaN(_ values: [Double]) -> Double { median(values) ?? .nan }
         let summaries: [PeerSummary] = peers.compactMap { peer in
             let mine = runs.filter { $0.peer == peer }
             guard !mine.isEmpty else { return nil }
             return PeerSummary(
                 peer: peer,
                 isReference: peer == .dispatchGroup,
-                requestsPerSecond: median(mine.map(\.requestsPerSecond)),
-                cpuMicrosecondsPerRequest: median(mine.map(\.cpuMicrosecondsPerRequest)),
-                p50: median(mine.map(\.wrk.p50)),
-                p99: median(mine.map(\.wrk.p99)),
+                requestsPerSecond: medianOrNaN(mine.map(\.requestsPerSecond)),
+                cpuMicrosecondsPerRequest: medianOrNaN(mine.map(\.cpuMicrosecondsPerRequest)),
+                p50: medianOrNaN(mine.map(\.wrk.p50)),
+                p99: medianOrNaN(mine.map(\.wrk.p99)),
                 max: mine.map(\.wrk.max).max()!,
-                throttledFraction: median(mine.map(\.throttling.throttledFraction)),
-                throttledMillisecondsPerSecond: median(
+                throttledFraction: medianOrNaN(mine.map(\.throttling.throttledFraction)),
+                throttledMillisecondsPerSecond: medianOrNaN(
                     mine.map { Double($0.throttling.throttledNanoseconds) / 1e6 / max($0.wrk.seconds, 1e-9) }
                 ),
                 errors: mine.reduce(0) { $0 + $1.wrk.errors + $1.wrk.timeouts + $1.wrk.non2xx }
