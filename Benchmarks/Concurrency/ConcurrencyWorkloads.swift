@@ -105,10 +105,7 @@ enum ConcurrencyWorkloads {
         },
         Workload(name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
-            let pool = ThreadPool.shared
-            var sum = 0
-            for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: pool) { i }.value }
-            blackHole(sum)
+            blackHole(await preferredRoundTrips(n, ThreadPool.shared))
         },
         // What bounds a hop from a default-executor task into another executor and back: the
         // same round trip into SwiftNIO's event loop as a task executor, and into a thread that
@@ -116,10 +113,7 @@ enum ConcurrencyWorkloads {
         // the default executor's thread that resumes the caller.
         Workload(name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
-            let executor = EventLoopTaskExecutor.shared
-            var sum = 0
-            for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: executor) { i }.value }
-            blackHole(sum)
+            blackHole(await preferredRoundTrips(n, EventLoopTaskExecutor.shared))
         },
         Workload(name: "a continuation resumed by a thread that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
@@ -337,6 +331,14 @@ private func preferredPoolBatches(_ n: Int) async {
     for _ in 0..<max(1, n / ConcurrencyWorkloads.batchSize) {
         await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
     }
+}
+
+/// `n` round trips from the calling task through `executor`: each a task that prefers it,
+/// whose value the caller awaits; the sum of their values.
+private func preferredRoundTrips(_ n: Int, _ executor: some TaskExecutor) async -> Int {
+    var sum = 0
+    for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: executor) { i }.value }
+    return sum
 }
 
 /// `n` task-group children (at least 1,000), in groups of 1,000; the sum of their values.
