@@ -259,24 +259,18 @@ struct BenchmarksCommand: ParsableCommand {
         if concurrencyChild == ServerWithPoolInstalled.childMode {
             try ServerWithPoolInstalled.runChild(settings: serverSettings)
         }
-        if concurrencyChild == ProcessReplicas.taskOperationChildMode {
-            // Its environment lives until the child exits.
-            try ProcessReplicas.runChild(
-                Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference),
-                index: comparisonIndex ?? -1,
-                seconds: comparisonSeconds ?? 10,
-                settings: RunSettings(
-                    sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
-                    seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
-                )
-            )
-        }
-        if concurrencyChild == ProcessReplicas.childMode {
-            try ProcessReplicas.runChild(
-                Catalog.filtered(
+        if concurrencyChild == ProcessReplicas.taskOperationChildMode || concurrencyChild == ProcessReplicas.childMode {
+            // A task operation's environment lives until the child exits; an executor child
+            // makes none (its idle threads would take part in the contention).
+            let comparisons =
+                concurrencyChild == ProcessReplicas.childMode
+                ? Catalog.filtered(
                     Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
                     by: filter, withoutReference: withoutReference
-                ),
+                )
+                : Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference)
+            try ProcessReplicas.runChild(
+                comparisons,
                 index: comparisonIndex ?? -1,
                 seconds: comparisonSeconds ?? 10,
                 settings: RunSettings(
@@ -391,27 +385,23 @@ struct BenchmarksCommand: ParsableCommand {
         environment.shutdown()
         // Each comparison whose work hops between threads, and each executor comparison, in
         // child processes of its own (the process is the unit).
-        for (index, comparison) in taskOperationsInProcesses.enumerated() {
-            progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(
-                ProcessReplicas.run(
-                    comparison, childMode: ProcessReplicas.taskOperationChildMode, index: index,
-                    processes: executorProcesses, arguments: comparisonChildArguments,
-                    seed: seed &+ UInt64(10_000 * (index + 1)), budget: runBudget, weight: weight(comparison),
-                    progress: progress, watchdog: runner.watchdog
+        // Each list with its child mode (which builds the same list) and its seeds' spacing.
+        let inProcesses = [
+            (taskOperationsInProcesses, ProcessReplicas.taskOperationChildMode, 10_000),
+            (executors, ProcessReplicas.childMode, 100),
+        ]
+        for (comparisons, childMode, seedSpacing) in inProcesses {
+            for (index, comparison) in comparisons.enumerated() {
+                progress.next("\(comparison.group): \(comparison.operation)")
+                results.append(
+                    ProcessReplicas.run(
+                        comparison, childMode: childMode, index: index, processes: executorProcesses,
+                        arguments: comparisonChildArguments, seed: seed &+ UInt64(seedSpacing * (index + 1)),
+                        budget: runBudget, weight: weight(comparison), progress: progress, watchdog: runner.watchdog
+                    )
                 )
-            )
-            progress.log(verdicts: results.last!.verdicts)
-        }
-        for (index, comparison) in executors.enumerated() {
-            progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(
-                ProcessReplicas.run(
-                    comparison, index: index, processes: executorProcesses, arguments: comparisonChildArguments,
-                    seed: seed &+ UInt64(100 * (index + 1)), budget: runBudget, weight: weight(comparison), progress: progress, watchdog: runner.watchdog
-                )
-            )
-            progress.log(verdicts: results.last!.verdicts)
+                progress.log(verdicts: results.last!.verdicts)
+            }
         }
         var concurrencyOutcome: ConcurrencyOnPool.Outcome?
         if concurrencyWanted {

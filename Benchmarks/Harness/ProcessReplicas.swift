@@ -72,7 +72,7 @@ enum ProcessReplicas {
     /// they measured.
     static func run(
         _ comparison: Comparison,
-        childMode: String = ProcessReplicas.childMode,
+        childMode: String,
         index: Int,
         processes: Int,
         arguments: [String],

@@ -180,39 +180,15 @@ struct ServerBenchmark {
         var runs: [RunResult] = []
         var verdicts: [VerdictRow] = []
         var noise: [[RoundNoise]] = []
-        // The arms of a round: every peer, and the reference a second time (its twin).
-        let arms: [(ServerPeer, Bool)] = peers.map { ($0, false) } + (peers.contains(.dispatchGroup) ? [(.dispatchGroup, true)] : [])
         for configuration in configurations {
-            let share = pacing.budget.allot(pacing.weightPerConfiguration)
-            let started = now()
-            var lastRound: UInt64 = 0
-            var widest: Double?
-            var rounds: [RoundNoise] = []
-            var mine: [RunResult] = []
-            while pacing.stopping.wantsAnotherRound(
-                rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
-                lastRound: lastRound, budget: pacing.budget
-            ) {
-                let roundStart = now()
-                let before = NoiseProbe.read()
-                for (peer, isTwin) in arms.shuffled(using: &generator) {
-                    let label = "\(peer.shortTitle)\(isTwin ? " (twin)" : ""), \(configuration.title), round \(rounds.count + 1)"
-                    var status = "server: \(label)"
-                    if let widest { status += String(format: ", widest interval ±%.1f%%", widest * 100) }
-                    if let left = pacing.budget.secondsLeft { status += String(format: ", %.0f s left", left) }
-                    progress.update(status)
-                    watchdog.beat("server scenario: \(label)")
-                    if let run = measure(peer, configuration, round: rounds.count, isTwin: isTwin, label: label) {
-                        mine.append(run)
-                    }
-                }
-                rounds.append(NoiseProbe.between(before, NoiseProbe.read()))
-                lastRound = now() &- roundStart
-                widest = Self.verdicts(configuration, mine, rounds, peers: peers)
-                    .filter { !$0.isAA && $0.metric == Self.requestsPerSecond.title }
-                    .compactMap { $0.estimate?.relativeHalfWidth }.max()
-            }
-            NoiseProbe.flagPreemption(&rounds)
+            let (mine, rounds) = Self.pairedRounds(
+                of: peers, title: configuration.title, section: "server", pacing: pacing, generator: &generator,
+                progress: progress, watchdog: watchdog,
+                measure: { peer, round, isTwin, label in
+                    measure(peer, configuration, round: round, isTwin: isTwin, label: label)
+                },
+                verdicts: { mine, rounds in Self.verdicts(configuration, mine, rounds, peers: peers) }
+            )
             verdicts += Self.verdicts(configuration, mine, rounds, peers: peers)
             runs += mine
             noise.append(rounds)
@@ -277,6 +253,55 @@ struct ServerBenchmark {
     static let requestsPerSecond = Metric(title: "requests/s", unit: "req/s", lowerIsBetter: false)
     static let cpuPerRequest = Metric(title: "CPU per request", unit: "µs", lowerIsBetter: true)
     static let p99Latency = Metric(title: "p99 latency", unit: "µs", lowerIsBetter: true)
+
+    /// One configuration's paired rounds: each round runs every one of `peers` once and
+    /// `DispatchGroup` a second time (its twin, for the A/A), in an order drawn from
+    /// `generator`, until `pacing` stops it (after each round, `verdicts` of the runs so far
+    /// give the widest requests/s interval). Returns the runs and each round's noise, with
+    /// pre-emption flagged. `measure` returns nil for a run that failed (it says why).
+    static func pairedRounds<Run: PairedServerRun>(
+        of peers: [ServerPeer],
+        title: String,
+        section: String,
+        pacing: Pacing,
+        generator: inout SeededGenerator,
+        progress: Progress,
+        watchdog: Watchdog,
+        measure: (_ peer: ServerPeer, _ round: Int, _ isTwin: Bool, _ label: String) -> Run?,
+        verdicts: (_ runs: [Run], _ rounds: [RoundNoise]) -> [VerdictRow]
+    ) -> (runs: [Run], rounds: [RoundNoise]) {
+        let arms: [(ServerPeer, Bool)] =
+            peers.map { ($0, false) } + (peers.contains(.dispatchGroup) ? [(.dispatchGroup, true)] : [])
+        let share = pacing.budget.allot(pacing.weightPerConfiguration)
+        let started = now()
+        var lastRound: UInt64 = 0
+        var widest: Double?
+        var rounds: [RoundNoise] = []
+        var runs: [Run] = []
+        while pacing.stopping.wantsAnotherRound(
+            rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
+            lastRound: lastRound, budget: pacing.budget
+        ) {
+            let roundStart = now()
+            let before = NoiseProbe.read()
+            for (peer, isTwin) in arms.shuffled(using: &generator) {
+                let label = "\(peer.shortTitle)\(isTwin ? " (twin)" : ""), \(title), round \(rounds.count + 1)"
+                var status = "\(section): \(label)"
+                if let widest { status += String(format: ", widest interval ±%.1f%%", widest * 100) }
+                if let left = pacing.budget.secondsLeft { status += String(format: ", %.0f s left", left) }
+                progress.update(status)
+                watchdog.beat("\(section): \(label)")
+                if let run = measure(peer, rounds.count, isTwin, label) { runs.append(run) }
+            }
+            rounds.append(NoiseProbe.between(before, NoiseProbe.read()))
+            lastRound = now() &- roundStart
+            widest = verdicts(runs, rounds)
+                .filter { !$0.isAA && $0.metric == requestsPerSecond.title }
+                .compactMap { $0.estimate?.relativeHalfWidth }.max()
+        }
+        NoiseProbe.flagPreemption(&rounds)
+        return (runs, rounds)
+    }
 
     /// The verdicts of one configuration: every peer against `DispatchGroup` on requests/s,
     /// CPU per request and p99, each metric with its A/A (DispatchGroup against its twin).

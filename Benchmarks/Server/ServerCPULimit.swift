@@ -145,54 +145,32 @@ struct ServerCPULimit {
         }
 
         var generator = SeededGenerator(seed: pacing.seed)
-        let arms: [(ServerPeer, Bool)] =
-            peers.map { ($0, false) } + (peers.contains(.dispatchGroup) ? [(.dispatchGroup, true)] : [])
         for configuration in settings.configurations {
-            let share = pacing.budget.allot(pacing.weightPerConfiguration)
-            let started = now()
-            var lastRound: UInt64 = 0
-            var widest: Double?
-            var rounds: [RoundNoise] = []
-            var mine: [RunResult] = []
-            while pacing.stopping.wantsAnotherRound(
-                rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
-                lastRound: lastRound, budget: pacing.budget
-            ) {
-                let roundStart = now()
-                let before = NoiseProbe.read()
-                for (peer, isTwin) in arms.shuffled(using: &generator) {
-                    let label =
-                        "\(peer.shortTitle)\(isTwin ? " (twin)" : ""), \(name(configuration)), round \(rounds.count + 1)"
-                    var status = "server (cpu limit): \(label)"
-                    if let widest { status += String(format: ", widest interval ±%.1f%%", widest * 100) }
-                    if let left = pacing.budget.secondsLeft { status += String(format: ", %.0f s left", left) }
-                    progress.update(status)
-                    watchdog.beat("server (cpu limit): \(label)")
+            let (mine, rounds) = ServerBenchmark.pairedRounds(
+                of: peers, title: name(configuration), section: "server (cpu limit)", pacing: pacing,
+                generator: &generator, progress: progress, watchdog: watchdog,
+                measure: { peer, round, isTwin, label in
                     let server = servers[peer]!
                     do {
                         let run = try measure(
-                            peer, configuration, round: rounds.count, isTwin: isTwin,
+                            peer, configuration, round: round, isTwin: isTwin,
                             cgroup: server.cgroup, pid: server.child.pid, url: url(peer, configuration),
                             loadGenerator: loadGenerator
                         )
-                        mine.append(run)
                         progress.log(
                             "  \(label): \(run.requestsPerSecond.formattedPlain) req/s, "
                                 + "\(run.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, p99 "
                                 + "\((run.wrk.p99 / 1_000).formattedMilliseconds), throttled "
                                 + String(format: "%.0f%%", run.throttling.throttledFraction * 100) + " of periods"
                         )
+                        return run
                     } catch {
                         writeError("warning: CPU-limited server run of \(peer.shortTitle) failed: \(error)\n")
+                        return nil
                     }
-                }
-                rounds.append(NoiseProbe.between(before, NoiseProbe.read()))
-                lastRound = now() &- roundStart
-                widest = verdicts(configuration, mine, rounds)
-                    .filter { !$0.isAA && $0.metric == ServerBenchmark.requestsPerSecond.title }
-                    .compactMap { $0.estimate?.relativeHalfWidth }.max()
-            }
-            NoiseProbe.flagPreemption(&rounds)
+                },
+                verdicts: { mine, rounds in verdicts(configuration, mine, rounds) }
+            )
             outcome.verdicts += verdicts(configuration, mine, rounds)
             outcome.runs += mine
             outcome.noise.append(rounds)
