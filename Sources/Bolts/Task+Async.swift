@@ -24,7 +24,9 @@ extension Task {
     @inlinable
     public nonisolated(nonsending) var value: T {
         get async throws {
-            if isCompleted { return try _get() }
+            // One acquire load of the state decides and reads the outcome.
+            let outcome = _outcome
+            if outcome != BOLTS_PENDING { return try _get(outcome) }
             return try await _valueWhenPending()
         }
     }
@@ -73,7 +75,14 @@ extension Task {
     /// The outcome of a completed task as a value or a thrown error.
     @inlinable
     internal func _get() throws -> T {
-        switch _outcome {
+        try _get(_outcome)
+    }
+
+    /// `outcome`, which an acquire load of this task's state returned and which is not
+    /// pending, as a value or a thrown error.
+    @inlinable
+    internal func _get(_ outcome: bolts_outcome_t) throws -> T {
+        switch outcome {
         case BOLTS_SUCCESS: return _successValue
         case BOLTS_ERROR: throw _takeError()
         default: throw CancellationError()
@@ -158,7 +167,7 @@ internal final class _Awaiter: @unchecked Sendable {
     /// Registers a job on `task` that finishes this await when the task completes. The job
     /// holds a reference to the awaiter; if the task is destroyed while still pending (so it
     /// can never complete), the job is dropped and the reference released.
-    func resumeWhenCompleted(_ task: _BoltsTaskBase) {
+    func resumeWhenCompleted(_ task: _AnyTask) {
         let job = bolts_job_create(
             { context in
                 Unmanaged<_Awaiter>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().finish(completed: true)
@@ -166,7 +175,7 @@ internal final class _Awaiter: @unchecked Sendable {
             Unmanaged.passRetained(self).toOpaque()
         )
         job.pointee.drop = { context in Unmanaged<_Awaiter>.fromOpaque(context.unsafelyUnwrapped).release() }
-        bolts_task_add(task._core, job)
+        _TaskRef(task).add(job)
     }
 }
 

@@ -13,7 +13,7 @@ extension Task {
         file: StaticString,
         line: UInt,
         _ step: Step
-    ) -> Task<U> {
+    ) -> Task<U> where Step.Next == U {
         if token.isCancellationRequested { return Task<U>.cancelledTask() }
         let next = Task<U>(_pendingAt: file, line: line)
         let runNow = executor._runsInline && _isSettled
@@ -194,8 +194,10 @@ internal struct _TokenGuardedStep<Step: _ContinuationStep>: _ContinuationStep {
         self.token = token
     }
 
+    @usableFromInline typealias Next = Step.Next
+
     @usableFromInline
-    func perform(_ next: _BoltsTaskBase) {
+    func perform(_ next: Task<Step.Next>) {
         guard next._outcome == BOLTS_PENDING else { return }
         if token.isCancellationRequested {
             next._tryCancel()

@@ -166,7 +166,7 @@ extension Task {
         file: StaticString,
         line: UInt,
         _ step: Step
-    ) -> Task<U> {
+    ) -> Task<U> where Step.Next == U {
         if let token {
             return _continue(executor, token: token, file: file, line: line, step)
         }

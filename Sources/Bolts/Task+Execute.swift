@@ -113,8 +113,10 @@ internal struct _ExecuteStep<T: Sendable>: _ContinuationStep {
     @inlinable
     init(body: @escaping @Sendable () throws -> T) { self.body = body }
 
+    @usableFromInline typealias Next = T
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        unsafeDowncast(next, to: Task<T>.self)._complete(with: body)
+    func perform(_ next: Task<T>) {
+        next._complete(with: body)
     }
 }

@@ -4,7 +4,7 @@ import CBoltsRuntime
 // `continue…` form. A step holds the antecedent and the caller's closure (three words).
 // While the next task waits, the step and its executor are parked in that task's payload
 // (which holds nothing until the task completes), and only the step's metatype is kept in
-// the task object: no allocation, and no existential to copy, clear or destroy.
+// the task's header: no allocation, and no existential to copy, clear or destroy.
 //
 // The six `continue…` steps below are near-duplicates on purpose: one concrete type per
 // form lets each be specialised for its closure's shape; keep their outcome handling in step.
@@ -12,15 +12,18 @@ import CBoltsRuntime
 /// A continuation's work, run once with the (completed) antecedent and the next task.
 @usableFromInline
 internal protocol _ContinuationStep: Sendable {
-    /// Completes `next` (a `Task` of the step's result type) from the antecedent's outcome,
-    /// running the caller's closure where the form says so.
-    func perform(_ next: _BoltsTaskBase)
+    /// The value type of the task the step completes.
+    associatedtype Next: Sendable
+
+    /// Completes `next` from the antecedent's outcome, running the caller's closure where
+    /// the form says so.
+    func perform(_ next: Task<Next>)
 
     /// Moves the step parked in `task`'s payload out and runs it on the parked executor.
-    static func _runParked(on task: _BoltsTaskBase)
+    static func _runParked(on task: _AnyTask)
 
     /// Destroys the step and executor parked in `task`'s payload (the task never ran it).
-    static func _discardParked(from task: _BoltsTaskBase)
+    static func _discardParked(from task: _TaskRef)
 }
 
 /// Payload layout while a step is parked: the executor at offset 0, then the step (or, if
@@ -42,8 +45,8 @@ extension _ContinuationStep {
     /// release in the caller, two atomic operations on lines that other threads may be
     /// writing (small heap objects share cache lines with their neighbours).
     @inlinable
-    internal static func _park(_ executor: Executor, _ step: consuming Self, in task: _BoltsTaskBase) {
-        let raw = bolts_task_payload(task._core)
+    internal static func _park(_ executor: Executor, _ step: consuming Self, in task: _TaskRef) {
+        let raw = bolts_task_payload(task.core)
         raw.initializeMemory(as: Executor.self, repeating: executor, count: 1)
         let slot = raw + _parkedStepOffset
         if _parksInline {
@@ -57,8 +60,8 @@ extension _ContinuationStep {
 
     /// Moves the parked executor and step out of `task`'s payload, leaving it free.
     @inlinable
-    internal static func _unpark(from task: _BoltsTaskBase) -> (Executor, Self) {
-        let raw = bolts_task_payload(task._core)
+    internal static func _unpark(from task: _TaskRef) -> (Executor, Self) {
+        let raw = bolts_task_payload(task.core)
         let executor = raw.assumingMemoryBound(to: Executor.self).move()
         let slot = raw + _parkedStepOffset
         if _parksInline { return (executor, slot.assumingMemoryBound(to: Self.self).move()) }
@@ -69,17 +72,18 @@ extension _ContinuationStep {
     }
 
     @inlinable
-    internal static func _runParked(on task: _BoltsTaskBase) {
-        let (executor, step) = _unpark(from: task)
+    internal static func _runParked(on task: _AnyTask) {
+        let next = unsafeDowncast(task, to: Task<Next>.self)
+        let (executor, step) = _unpark(from: next._ref)
         if executor._runsInPlace {
-            step.perform(task)
+            step.perform(next)
         } else {
-            executor.execute { step.perform(task) }
+            executor.execute { step.perform(next) }
         }
     }
 
     @inlinable
-    internal static func _discardParked(from task: _BoltsTaskBase) {
+    internal static func _discardParked(from task: _TaskRef) {
         _ = _unpark(from: task)
     }
 }
@@ -95,9 +99,10 @@ internal struct _ContinueWithStep<T: Sendable, U: Sendable>: _ContinuationStep {
         self.body = body
     }
 
+    @usableFromInline typealias Next = U
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<U>.self)
+    func perform(_ next: Task<U>) {
         antecedent._markObservedIfFaulted()
         next._complete { try body(antecedent) }
     }
@@ -114,9 +119,10 @@ internal struct _ContinueWithTaskStep<T: Sendable, U: Sendable>: _ContinuationSt
         self.body = body
     }
 
+    @usableFromInline typealias Next = U
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<U>.self)
+    func perform(_ next: Task<U>) {
         antecedent._markObservedIfFaulted()
         // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
         do {
@@ -138,9 +144,10 @@ internal struct _OnSuccessStep<T: Sendable, U: Sendable>: _ContinuationStep {
         self.body = body
     }
 
+    @usableFromInline typealias Next = U
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<U>.self)
+    func perform(_ next: Task<U>) {
         switch antecedent._outcome {
         case BOLTS_SUCCESS: next._complete { try body(antecedent._successValue) }
         case BOLTS_ERROR: next._trySet(error: antecedent._takeError())
@@ -160,9 +167,10 @@ internal struct _OnSuccessTaskStep<T: Sendable, U: Sendable>: _ContinuationStep 
         self.body = body
     }
 
+    @usableFromInline typealias Next = U
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<U>.self)
+    func perform(_ next: Task<U>) {
         switch antecedent._outcome {
         case BOLTS_SUCCESS:
             // Follow-or-fail, written out in each of its four places on purpose (specialised per step).
@@ -190,9 +198,10 @@ internal struct _OnErrorTypedStep<T: Sendable, E: Error>: _ContinuationStep {
         self.body = body
     }
 
+    @usableFromInline typealias Next = T
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<T>.self)
+    func perform(_ next: Task<T>) {
         switch antecedent._outcome {
         case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
         case BOLTS_ERROR:
@@ -219,9 +228,10 @@ internal struct _OnErrorTypedTaskStep<T: Sendable, E: Error>: _ContinuationStep 
         self.body = body
     }
 
+    @usableFromInline typealias Next = T
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        let next = unsafeDowncast(next, to: Task<T>.self)
+    func perform(_ next: Task<T>) {
         switch antecedent._outcome {
         case BOLTS_SUCCESS: next._trySet(value: antecedent._successValue)
         case BOLTS_ERROR:
@@ -245,8 +255,10 @@ internal struct _FollowStep<T: Sendable>: _ContinuationStep {
     @inlinable
     init(inner: Task<T>) { self.inner = inner }
 
+    @usableFromInline typealias Next = T
+
     @inlinable
-    func perform(_ next: _BoltsTaskBase) {
-        unsafeDowncast(next, to: Task<T>.self)._trySet(outcomeOf: inner)
+    func perform(_ next: Task<T>) {
+        next._trySet(outcomeOf: inner)
     }
 }

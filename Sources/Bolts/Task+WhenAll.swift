@@ -110,7 +110,7 @@ extension Task {
 /// Ends `result` for an aggregate none of whose inputs succeeded. One of three aggregate
 /// completions written out on purpose (see `Task._finishAll`).
 @inlinable
-internal func _finishFailed<R, Base: _BoltsTaskBase>(_ result: Task<R>, _ tasks: [Base]) {
+internal func _finishFailed<R, T>(_ result: Task<R>, _ tasks: [Task<T>]) {
     switch _failure(of: tasks) {
     case .some(.some(let error)): result._trySet(error: error)
     default: result._tryCancel()
@@ -121,20 +121,24 @@ internal func _finishFailed<R, Base: _BoltsTaskBase>(_ result: Task<R>, _ tasks:
 /// failed but some were cancelled, else the single error or an ``AggregateError``. Marks
 /// every error observed (the aggregate owns them).
 ///
-/// Generic over the element type so that `[Task<T>]` is read in place: passing it as
-/// `[_BoltsTaskBase]` would copy the array and retain every element once per aggregate.
+/// Reads `[Task<T>]` in place, each element borrowed (`_forEachBorrowed`).
 @inlinable
-internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? {
+internal func _failure<T>(of tasks: [Task<T>]) -> (any Error)?? {
     var errors: [any Error] = []
     var cancelled = false
-    _forEachBorrowed(tasks) { task in
-        switch task._outcome {
-        case BOLTS_ERROR: errors.append(task._takeError())
-        case BOLTS_CANCELLED: cancelled = true
-        default: break
-        }
-    }
+    _forEachBorrowed(tasks) { task in _collectFailure(of: task, into: &errors, anyCancelled: &cancelled) }
     return _combinedFailure(errors, anyCancelled: cancelled)
+}
+
+/// Adds what the completed `task` ended with to an aggregate's tally: its error (marked
+/// observed: the aggregate owns it) to `errors`, or a cancellation to `anyCancelled`.
+@inlinable
+internal func _collectFailure<T>(of task: Task<T>, into errors: inout [any Error], anyCancelled: inout Bool) {
+    switch task._outcome {
+    case BOLTS_ERROR: errors.append(task._takeError())
+    case BOLTS_CANCELLED: anyCancelled = true
+    default: break
+    }
 }
 
 /// Calls `body` with each task of `tasks` in order, borrowed from the array: no retain and
@@ -143,7 +147,7 @@ internal func _failure<Base: _BoltsTaskBase>(of tasks: [Base]) -> (any Error)?? 
 /// inputs that worker threads are completing, so those reference counts sit on cache
 /// lines other CPUs are writing: two contended atomic operations per input saved.
 @inlinable
-internal func _forEachBorrowed<Base: _BoltsTaskBase>(_ tasks: [Base], _ body: (Base) -> Void) {
+internal func _forEachBorrowed<Base: AnyObject>(_ tasks: [Base], _ body: (Base) -> Void) {
     _withBorrowedElements(of: tasks) { element in
         for index in 0..<tasks.count { element(index)._withUnsafeGuaranteedRef(body) }
     }
@@ -154,7 +158,7 @@ internal func _forEachBorrowed<Base: _BoltsTaskBase>(_ tasks: [Base], _ body: (B
 /// alive for the call. The one place that reads an array of tasks without a retain and a
 /// release per element (`_forEachBorrowed`, `_Join`).
 @inlinable
-internal func _withBorrowedElements<Base: _BoltsTaskBase, R>(
+internal func _withBorrowedElements<Base: AnyObject, R>(
     of tasks: [Base],
     _ body: (_ element: (Int) -> Unmanaged<Base>) -> R
 ) -> R {
@@ -197,8 +201,8 @@ internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (an
 /// method called through the class; a generic class's methods run unspecialised and look
 /// up the metadata of their generic types (`[Base]`, `Unmanaged<Base>?`, the closures) in
 /// the runtime's hash table on every call, which a server paid on every request (found with
-/// perf). The inputs are kept as `[_BoltsTaskBase]`, which `init` makes from the caller's
-/// `[Task<T>]` without a copy (see there).
+/// perf). The inputs are kept as `[AnyObject]`, which `init` makes from the caller's
+/// `[Task<T>]` without a copy (see there), and read through `_TaskRef`.
 ///
 /// `@unchecked Sendable`: `remaining` is read and written by one thread at a time. The
 /// caller's `waitForNext` writes it before its job is added to an input (a release: the
@@ -208,7 +212,7 @@ internal func _combinedFailure(_ errors: [any Error], anyCancelled: Bool) -> (an
 @usableFromInline
 internal final class _Join: @unchecked Sendable {
     @usableFromInline
-    let inputs: [_BoltsTaskBase]
+    let inputs: [AnyObject]
     @usableFromInline
     let onDone: @Sendable () -> Void
     /// Inputs below this index are not known to be complete. Those from it on were seen
@@ -217,16 +221,16 @@ internal final class _Join: @unchecked Sendable {
     @usableFromInline
     var remaining: Int
 
-    /// Takes `inputs` as they are: an array of a subclass of `_BoltsTaskBase` and an array
-    /// of `_BoltsTaskBase` have one representation (one reference to the array's storage,
-    /// whose elements are class references, one pointer each), and the join only reads the
-    /// elements as `_BoltsTaskBase`, which they are. Nothing mutates it (a mutation could
-    /// copy the storage as the wrong element type); the storage, which knows its own element
-    /// type, is released as usual. An `as [_BoltsTaskBase]` upcast would copy the array and
-    /// retain every element.
+    /// Takes `inputs` as they are: an array of a class and an array of `AnyObject` have one
+    /// representation (one reference to the array's storage, whose elements are class
+    /// references, one pointer each), and the join only reads the elements as tasks
+    /// (`_TaskRef`), which they are. Nothing mutates it (a mutation could copy the storage
+    /// as the wrong element type); the storage, which knows its own element type, is
+    /// released as usual. An `as [AnyObject]` upcast would copy the array and retain every
+    /// element.
     @inlinable
-    init<Base: _BoltsTaskBase>(_ inputs: [Base], onDone: @escaping @Sendable () -> Void) {
-        self.inputs = unsafeBitCast(inputs, to: [_BoltsTaskBase].self)
+    init<Base: _AnyTask>(_ inputs: [Base], onDone: @escaping @Sendable () -> Void) {
+        self.inputs = unsafeBitCast(inputs, to: [AnyObject].self)
         self.onDone = onDone
         remaining = inputs.count
     }
@@ -236,12 +240,12 @@ internal final class _Join: @unchecked Sendable {
     @usableFromInline
     func waitForNext() {
         var index = remaining
-        let pending: Unmanaged<_BoltsTaskBase>? = _withBorrowedElements(of: inputs) { element in
+        let pending: Unmanaged<AnyObject>? = _withBorrowedElements(of: inputs) { element in
             while index > 0 {
                 let input = element(index &- 1)
-                // Acquire (`_outcome`): a complete input's outcome and payload are visible
+                // Acquire (`outcome`): a complete input's outcome and payload are visible
                 // to `onDone`.
-                if input._withUnsafeGuaranteedRef({ $0._outcome }) == BOLTS_PENDING { return input }
+                if _TaskRef(input).outcome == BOLTS_PENDING { return input }
                 index &-= 1
             }
             return nil
@@ -252,7 +256,7 @@ internal final class _Join: @unchecked Sendable {
         }
         // The job runs once `pending` has completed: the next look starts below it.
         remaining = index &- 1
-        pending._withUnsafeGuaranteedRef { _waitForNext(after: $0) }
+        _waitForNext(after: _TaskRef(pending))
     }
 
     /// Registers a job on `input` that calls `waitForNext` once it has completed. The job
@@ -262,7 +266,7 @@ internal final class _Join: @unchecked Sendable {
     /// and the aggregate alive, and the aggregate pending, as before (the countdown that
     /// this replaced held them the same way). The caller touches nothing of `self`
     /// afterwards (the job may already be running).
-    private func _waitForNext(after input: _BoltsTaskBase) {
+    private func _waitForNext(after input: _TaskRef) {
         let job = bolts_job_create(
             { context in
                 Unmanaged<_Join>.fromOpaque(context.unsafelyUnwrapped).takeRetainedValue().waitForNext()
@@ -270,7 +274,7 @@ internal final class _Join: @unchecked Sendable {
             Unmanaged.passRetained(self).toOpaque()
         )
         job.pointee.drop = { context in Unmanaged<_Join>.fromOpaque(context.unsafelyUnwrapped).release() }
-        input._add(job)
+        input.add(job)
     }
 }
 
@@ -300,23 +304,25 @@ extension Task where T == Never {
     /// Waits for tasks of different value types; succeeds with all their values as a tuple.
     /// Fails and cancels exactly like ``Task/whenAll(_:file:line:)``.
     public static func whenAll<each U: Sendable>(_ tasks: repeat Task<each U>) -> Task<(repeat each U)> {
-        var collected: [_BoltsTaskBase] = []
-        for task in repeat each tasks { collected.append(task) }
-        let bases = collected
+        var inputs: [_AnyTask] = []
+        for task in repeat each tasks { inputs.append(task) }
         let result = Task<(repeat each U)>(_pendingAt: #fileID, line: #line)
         // One of three aggregate completions written out on purpose (see `Task._finishAll`).
         let finish: @Sendable () -> Void = {
-            switch _failure(of: bases) {
+            var errors: [any Error] = []
+            var cancelled = false
+            for task in repeat each tasks { _collectFailure(of: task, into: &errors, anyCancelled: &cancelled) }
+            switch _combinedFailure(errors, anyCancelled: cancelled) {
             case .some(.some(let error)): result._trySet(error: error)
             case .some(.none): result._tryCancel()
             case .none: result._trySet(value: (repeat (each tasks)._successValue))
             }
         }
-        if bases.allSatisfy({ $0._outcome != BOLTS_PENDING }) {
+        if inputs.allSatisfy({ _TaskRef($0).outcome != BOLTS_PENDING }) {
             finish()
             return result
         }
-        _Join(bases, onDone: finish).waitForNext()
+        _Join(inputs, onDone: finish).waitForNext()
         return result
     }
 }

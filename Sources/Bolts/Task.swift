@@ -6,7 +6,7 @@ import CBoltsRuntime
 //     succeeded, and only before its `bolts_task_publish` (release).
 //  2. They are read only after `bolts_task_state` (acquire) returned a completed outcome,
 //     so every read happens-after the single write; after publish they never change.
-//  3. `_parkedStep` (in the base) and the step and executor parked in the payload are
+//  3. `parkedStep` (in the header) and the step and executor parked in the payload are
 //     written before the job that reads them is pushed with a release CAS, and read and
 //     cleared only by that job, which runs once.
 /// A thread-safe promise: a `Task` ends exactly once, in success (with a value), in an error,
@@ -25,29 +25,143 @@ import CBoltsRuntime
 /// Memory ordering: the state lives in one atomic word of the C core. The completer writes
 /// the outcome, then publishes it with a release exchange; every reader (`isCompleted`,
 /// `result`, a continuation) goes through an acquire load of that word first.
-public final class Task<T: Sendable>: _BoltsTaskBase, @unchecked Sendable {
+public final class Task<T: Sendable>: @unchecked Sendable {
+    /// The non-generic part: the first stored property, at `_taskHeaderOffset` for every
+    /// `T` (see `_TaskHeader`). Read and written through `_ref`, whose offset is a constant,
+    /// not through the property, whose offset unspecialized code would look up in the
+    /// class's metadata.
+    @usableFromInline
+    internal var _header: _TaskHeader
+
+    /// The error payload (see the invariants above).
+    @usableFromInline
+    @exclusivity(unchecked)
+    internal nonisolated(unsafe) var _error: (any Error)?
+
     @usableFromInline
     internal init(_pendingAt file: StaticString, line: UInt) {
-        super.init(core: bolts_task_create(), file: file, line: line)
+        _header = _TaskHeader(core: bolts_task_create(), file: file, line: line)
+        _assertHeaderOffset()
     }
 
     @usableFromInline
     internal init(_completed outcome: bolts_outcome_t, value: T?, error: (any Error)?, file: StaticString, line: UInt) {
-        super.init(core: bolts_task_create_completed(outcome), file: file, line: line)
+        _header = _TaskHeader(core: bolts_task_create_completed(outcome), file: file, line: line)
+        _error = error
+        _assertHeaderOffset()
         if let value { _storeValue(value) }
-        self._error = error
     }
 
     deinit {
+        let ref = _ref
         // A trivial value kept inline needs nothing: decided from `T`'s layout alone, before
         // the state word is read.
-        if _isPOD(T.self) && Self._valueIsInline { return }
-        if _outcome == BOLTS_SUCCESS {
+        if !(_isPOD(T.self) && Self._valueIsInline), ref.outcome == BOLTS_SUCCESS {
             let slot = _valueSlot
             if !_isPOD(T.self) { slot.deinitialize(count: 1) }
             if !Self._valueIsInline { slot.deallocate() }
         }
+        let header = ref.header
+        // A step is still parked only if what this task waited on was abandoned pending.
+        if let parked = header.pointee.parkedStep { parked._discardParked(from: ref) }
+        if ref.outcome == BOLTS_ERROR, !bolts_task_observed(header.pointee.core), let error = _error {
+            TaskDiagnostics._reportUnobserved(error, file: header.pointee.file, line: header.pointee.line)
+        }
+        bolts_task_destroy(header.pointee.core)
     }
+
+    /// Checks, in debug builds, that `_header` is where `_TaskRef` reads it.
+    @inlinable
+    internal func _assertHeaderOffset() {
+        assert(
+            withUnsafeMutablePointer(to: &_header) { (field: UnsafeMutablePointer<_TaskHeader>) in field == _ref.header },
+            "Task._header is not at _taskHeaderOffset"
+        )
+    }
+
+    // MARK: The C core (see `_TaskRef`)
+
+    /// This task, seen without its value type.
+    @inlinable
+    internal var _ref: _TaskRef {
+        @inline(__always) get { _TaskRef(self) }
+    }
+
+    /// The C core.
+    @inlinable
+    internal var _core: OpaquePointer {
+        @inline(__always) get { _ref.core }
+    }
+
+    /// The outcome so far; `BOLTS_PENDING` while running (acquire: see `_TaskRef.outcome`).
+    @inlinable
+    internal var _outcome: bolts_outcome_t {
+        @inline(__always) get { _ref.outcome }
+    }
+
+    /// Whether the task is complete and done dispatching (see `_TaskRef.isSettled`).
+    @inlinable
+    internal var _isSettled: Bool {
+        @inline(__always) get { _ref.isSettled }
+    }
+
+    /// Takes the sole right to complete the task (see `_TaskRef.claim`).
+    @inlinable
+    @inline(__always)
+    internal func _claim() -> Bool { _ref.claim() }
+
+    /// Publishes `outcome` after a successful `_claim` (see `_TaskRef.publish`).
+    @inlinable
+    @inline(__always)
+    internal func _publish(_ outcome: bolts_outcome_t) { _ref.publish(outcome) }
+
+    /// Cancels the task if nobody completed it yet.
+    @inlinable
+    @discardableResult
+    internal func _tryCancel() -> Bool { _ref.tryCancel() }
+
+    /// Marks the error of a faulted task observed (see `_TaskRef.markObserved`).
+    @inlinable
+    @inline(__always)
+    internal func _markObserved() { _ref.markObserved() }
+
+    /// The error of a faulted task, marked observed: the caller now owns it.
+    @inlinable
+    internal func _takeError() -> any Error {
+        _markObserved()
+        return _error.unsafelyUnwrapped
+    }
+
+    /// Marks the error observed if the task faulted (it is being handed on).
+    @inlinable
+    internal func _markObservedIfFaulted() {
+        if _outcome == BOLTS_ERROR { _markObserved() }
+    }
+
+    /// Adds `job` to the task's continuations (see `_TaskRef.add`).
+    @inlinable
+    @inline(__always)
+    internal func _add(_ job: UnsafeMutablePointer<bolts_job_t>) { _ref.add(job) }
+
+    /// Runs `step` (with this task) on `executor` once `other` completes (see `_TaskRef.await`).
+    @inlinable
+    internal func _await<U, Step: _ContinuationStep>(_ other: Task<U>, _ executor: Executor, _ step: consuming Step) {
+        _ref.await(other._ref, executor, step)
+    }
+
+    /// Runs `step` (with this task) on a worker of the C pool `cPool` (see `_TaskRef.submit`).
+    @inlinable
+    internal func _submit<Step: _ContinuationStep>(toCPool cPool: OpaquePointer, _ step: consuming Step) {
+        _ref.submit(toCPool: cPool, step)
+    }
+
+    /// Runs this task's queued step here, on its pool's worker (see `_TaskRef.runOwnJobHere`).
+    @inlinable
+    internal func _runOwnJobHere() -> Bool { _ref.runOwnJobHere() }
+
+    /// Spins briefly for a pool to complete this task (see `_TaskRef.spinForCompletion`).
+    @inlinable
+    internal func _spinForCompletion() -> Bool { _ref.spinForCompletion() }
 
     // MARK: Value storage
     //

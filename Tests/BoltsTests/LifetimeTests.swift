@@ -114,9 +114,11 @@ private struct ParkedTestStep<Padding: Sendable>: _ContinuationStep {
     let value: Int
     var probe: @Sendable () -> Int = { 0 }
 
-    func perform(_ next: _BoltsTaskBase) {
+    typealias Next = Int
+
+    func perform(_ next: Task<Int>) {
         _ = token
-        unsafeDowncast(next, to: Task<Int>.self)._trySet(value: value + probe())
+        next._trySet(value: value + probe())
     }
 }
 
