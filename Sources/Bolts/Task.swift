@@ -54,9 +54,10 @@ public final class Task<T: Sendable>: @unchecked Sendable {
 
     deinit {
         let ref = _ref
-        // A trivial value kept inline needs nothing: decided from `T`'s layout alone, before
-        // the state word is read.
-        if !(_isPOD(T.self) && Self._valueIsInline), ref.outcome == BOLTS_SUCCESS {
+        // Read once: nothing else holds the task, so nobody can complete it now.
+        let outcome = ref.outcome
+        // A trivial value kept inline needs nothing.
+        if !(_isPOD(T.self) && Self._valueIsInline), outcome == BOLTS_SUCCESS {
             let slot = _valueSlot
             if !_isPOD(T.self) { slot.deinitialize(count: 1) }
             if !Self._valueIsInline { slot.deallocate() }
@@ -64,7 +65,7 @@ public final class Task<T: Sendable>: @unchecked Sendable {
         let header = ref.header
         // A step is still parked only if what this task waited on was abandoned pending.
         if let parked = header.pointee.parkedStep { parked._discardParked(from: ref) }
-        if ref.outcome == BOLTS_ERROR, !bolts_task_observed(header.pointee.core), let error = _error {
+        if outcome == BOLTS_ERROR, !bolts_task_observed(header.pointee.core), let error = _error {
             TaskDiagnostics._reportUnobserved(error, file: header.pointee.file, line: header.pointee.line)
         }
         bolts_task_destroy(header.pointee.core)
