@@ -574,6 +574,87 @@ static void test_idle_spin_yields(int rounds) {
     idle_spin_rounds(rounds, YI_HANDOFF);
 }
 
+/* ---- hops from off the pool (`bolts_pool_submit_hop`) ---- */
+/* First, exactly once: four threads each hand over hops without waiting for them, so
+ * every wait races the others' hops; every job must run once. Then three loops on a pool
+ * of two, each on a thread of its own (which starts with no measure of its hops). In the
+ * awaited loop the thread waits for each hop's end as an awaiter off the pool does
+ * (sleeping on a futex that the job wakes, when the call returned before the end): in an
+ * optimized build without sanitizers, most calls must have waited the hop out. In the
+ * burst it hands over hops without waiting for any, so waiting gains it nothing: in such
+ * a build the burst may take at most twice (plus a millisecond) as long as a burst of
+ * plain submissions. */
+static atomic_uint hop_flag;
+static void hop_job(void *ctx) {
+    (void)ctx;
+    /* Release: pairs with the acquire loads of the awaiting thread. */
+    atomic_store_explicit(&hop_flag, 1, memory_order_release);
+    syscall(SYS_futex, &hop_flag, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    bolts_pool_hop_finished();
+}
+static void hop_mark_job(void *ctx) { mark(ctx); bolts_pool_hop_finished(); }
+static void hop_plain_job(void *ctx) { (void)ctx; bolts_pool_hop_finished(); }
+struct hop_prod { bolts_pool_t *pool; long from, count; };
+static void *hop_producer(void *a) {
+    struct hop_prod *p = a;
+    for (long i = p->from; i < p->from + p->count; i++) (void)bolts_pool_submit_hop(p->pool, bolts_job_create(hop_mark_job, (void *)(uintptr_t)i));
+    return 0;
+}
+/* One loop of HOP_ROUNDS hops: each awaited, or a burst. */
+enum { HOP_ROUNDS = 64 * 64 };
+struct hop_loop { bolts_pool_t *pool; int kind; long ended; int64_t ns; };
+enum { HOP_AWAITED, HOP_BURST, HOP_PLAIN_BURST };
+static void *hop_loop(void *a) {
+    struct hop_loop *l = a;
+    int64_t start = now();
+    for (long i = 0; i < HOP_ROUNDS; i++) {
+        if (l->kind == HOP_PLAIN_BURST) {
+            bolts_pool_submit(l->pool, bolts_job_create(hop_plain_job, 0));
+            continue;
+        }
+        if (l->kind == HOP_BURST) {
+            l->ended += bolts_pool_submit_hop(l->pool, bolts_job_create(hop_plain_job, 0));
+            continue;
+        }
+        atomic_store_explicit(&hop_flag, 0, memory_order_relaxed);
+        l->ended += bolts_pool_submit_hop(l->pool, bolts_job_create(hop_job, 0));
+        /* Acquire: pairs with the job's release store. */
+        while (atomic_load_explicit(&hop_flag, memory_order_acquire) == 0) {
+            syscall(SYS_futex, &hop_flag, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        }
+    }
+    l->ns = now() - start;
+    return 0;
+}
+static void test_hops(long total) {
+    bolts_pool_t *pool = bolts_pool_create(2, "hops");
+    hits = calloc(total, 1); atomic_store(&done, 0);
+    pthread_t t[4]; struct hop_prod ps[4];
+    for (int i = 0; i < 4; i++) { ps[i] = (struct hop_prod){pool, i * (total / 4), total / 4}; pthread_create(&t[i], 0, hop_producer, &ps[i]); }
+    for (int i = 0; i < 4; i++) pthread_join(t[i], 0);
+    /* Acquire: pairs with `mark`'s release. */
+    while (atomic_load_explicit(&done, memory_order_acquire) < total) sched_yield();
+    for (long i = 0; i < total; i++) CHECK(hits[i] == 1);
+    free(hits);
+    struct hop_loop loops[3] = {{pool, HOP_AWAITED, 0, 0}, {pool, HOP_PLAIN_BURST, 0, 0}, {pool, HOP_BURST, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        pthread_create(&t[i], 0, hop_loop, &loops[i]);
+        pthread_join(t[i], 0);
+        usleep(1000); /* the workers drain the burst before the next loop */
+    }
+    CHECK(bolts_pool_shutdown(pool, true) == 0);
+    bolts_pool_release(pool);
+    printf("hops: awaited loop %ld of %ld ended within the call; a burst of hops took %.2f us per hop, of plain jobs %.2f",
+           loops[0].ended, (long)HOP_ROUNDS, loops[2].ns / 1e3 / HOP_ROUNDS, loops[1].ns / 1e3 / HOP_ROUNDS);
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+    printf(" (not judged: a sanitizer or no optimization)\n");
+#else
+    printf("\n");
+    CHECK(loops[0].ended * 2 > HOP_ROUNDS);
+    CHECK(loops[2].ns < 2 * loops[1].ns + 1000000);
+#endif
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc > 1 && strcmp(argv[1], "bench") == 0) { bench(); return 0; }
@@ -584,6 +665,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
+    if (argc > 1 && strcmp(argv[1], "hops") == 0) { test_hops(400000); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
@@ -595,6 +677,7 @@ int main(int argc, char **argv) {
     test_starved_queue(10);
     test_ramp(20000);
     test_idle_spin_yields(400);
+    test_hops(400000);
     printf("all ok\n");
     return 0;
 }

@@ -203,6 +203,45 @@ typedef struct bolts_pool bolts_pool_t;
 #define BOLTS_POOL_SPIN_BACKOFF_PAUSES 32
 #endif
 
+/** Hops (`bolts_pool_submit_hop`): how long, in nanoseconds, a thread off the pool waits
+ *  for the job it just handed over to end before it returns. */
+#ifndef BOLTS_POOL_HOP_WAIT_NS
+#define BOLTS_POOL_HOP_WAIT_NS 4000
+#endif
+
+/** Hops: a thread's hops in a row (none further apart than BOLTS_POOL_HOP_LULL_NS) over
+ *  which it measures the mean time between them, waiting or not. */
+#ifndef BOLTS_POOL_HOP_PERIOD
+#define BOLTS_POOL_HOP_PERIOD 64
+#endif
+
+/** Hops: a gap, in nanoseconds, between a thread's hops after which its next hop starts a
+ *  new period. */
+#ifndef BOLTS_POOL_HOP_LULL_NS
+#define BOLTS_POOL_HOP_LULL_NS 100000
+#endif
+
+/** Hops: periods a thread keeps waiting before it tries not waiting for one period. */
+#ifndef BOLTS_POOL_HOP_RETRY_WAITING
+#define BOLTS_POOL_HOP_RETRY_WAITING 128
+#endif
+
+/** Hops: periods a thread keeps not waiting before it tries waiting for one period. */
+#ifndef BOLTS_POOL_HOP_RETRY_NOT_WAITING
+#define BOLTS_POOL_HOP_RETRY_NOT_WAITING 16
+#endif
+
+/** Hops: waits in a row that run out before their job ends, after which a thread waits for
+ *  only one hop in BOLTS_POOL_HOP_SKIP until one ends in time. */
+#ifndef BOLTS_POOL_HOP_MISSES
+#define BOLTS_POOL_HOP_MISSES 4
+#endif
+
+/** Hops: see BOLTS_POOL_HOP_MISSES. */
+#ifndef BOLTS_POOL_HOP_SKIP
+#define BOLTS_POOL_HOP_SKIP 32
+#endif
+
 /** Fairness (I9): jobs a worker takes in a row from its own queue before it looks at the
  *  other queues first. */
 #ifndef BOLTS_POOL_FAIR_INTERVAL
@@ -350,6 +389,20 @@ bolts_pool_t *_Nullable bolts_pool_current_behind_queued_jobs(void);
  *  hold as for any job; the yield returns at once when nobody waits. No effect on a thread
  *  that is not a pool worker. */
 void bolts_pool_yield_after_job(void);
+
+/** Submits `job`, from a thread that is not one of `pool`'s workers, as a hop: a job whose
+ *  end the submitter may be about to await (a Swift task that prefers the pool, started or
+ *  resumed from another executor). The job must call `bolts_pool_hop_finished` once it has
+ *  run. Unless the calling thread's recent hops showed that waiting costs it more than it
+ *  saves, the call then waits, spinning, up to BOLTS_POOL_HOP_WAIT_NS for the job (or
+ *  another hop) to end, so that an awaiter that comes next finds its task completed and
+ *  does not suspend (its resumption would wake a thread of its own executor). Returns
+ *  whether a hop ended during the wait. The job runs exactly once either way, as with
+ *  `bolts_pool_submit`. */
+bool bolts_pool_submit_hop(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull job);
+
+/** Called by a hop job (`bolts_pool_submit_hop`) once it has run. */
+void bolts_pool_hop_finished(void);
 
 /** The idle spin, in nanoseconds, of a worker that would start spinning now, on any pool:
  *  BOLTS_POOL_SPIN_AWAITED_NS within that long of the last suspension of an async awaiter
