@@ -225,9 +225,9 @@ enum ConcurrencyOnPool {
         ("round trip through a preferred pool, caller on the pool too", swiftRoundTrip),
         ("round trip through a preferred pool, caller on the global executor", swiftRoundTrip),
     ]
-    /// What bounds the last of `preferredPairs`: the same hop into SwiftNIO's event loop, and
-    /// into an executor whose thread never sleeps, each against the default executor's own
-    /// round trip.
+    /// The last of `preferredPairs` into other executors: the same hop into SwiftNIO's event
+    /// loop, and into an executor whose thread never sleeps, each against the default
+    /// executor's own round trip.
     static let hopBounds = [
         ("round trip through a preferred SwiftNIO event loop, caller on the global executor", swiftRoundTrip),
         ("round trip through a preferred executor that never sleeps, caller on the global executor", swiftRoundTrip),
@@ -324,8 +324,8 @@ enum ConcurrencyOnPool {
         if !inProcess.isEmpty {
             text += "\nWithin one child (on the default executor unless marked): the pool as a task executor against "
             text += "the default executor's own workload; "
-            text += "what bounds a hop from a default-executor task and back (the same hop into SwiftNIO's event loop as "
-            text += "a task executor, and into an executor whose thread never sleeps and so is never woken); and "
+            text += "the same hop from a default-executor task and back into other executors (SwiftNIO's event loop as "
+            text += "a task executor, and an executor whose thread never sleeps and so is never woken); and "
             text += "Bolts' awaits against Swift's round trip (ratio = the reference's time ÷ the subject's).\n\n"
             var table = MarkdownTable(
                 headers: ["comparison", "ratio [95% interval]", "verdict", "noise", "rounds"],

@@ -107,9 +107,10 @@ enum ConcurrencyWorkloads {
             n in
             blackHole(await preferredRoundTrips(n, ThreadPool.shared))
         },
-        // What bounds a hop from a default-executor task into another executor and back: the
-        // same round trip into SwiftNIO's event loop as a task executor, and into an executor
-        // whose thread never sleeps (the fastest there can be, at the price of a CPU).
+        // The same hop from a default-executor task into other executors and back: into
+        // SwiftNIO's event loop as a task executor, and into an executor whose thread never
+        // sleeps (never woken, at the price of a CPU). Neither makes the caller wait for the
+        // hop, so the caller's resumption wakes a Dispatch thread whenever it suspended first.
         Workload(name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
             blackHole(await preferredRoundTrips(n, EventLoopTaskExecutor.shared))
@@ -275,9 +276,9 @@ private final class EventLoopTaskExecutor: TaskExecutor {
 }
 
 /// A task executor whose one thread polls its queue without ever sleeping: a hop into it
-/// costs no wake-up of its thread, so a round trip through it costs only the hop itself and
-/// the caller's resumption on the global executor. It burns a CPU while it lives; `stop()`
-/// ends it.
+/// costs no wake-up of its thread, so a round trip through it costs the hop itself and the
+/// caller's resumption on the global executor. It burns a CPU while it lives; `stop()` ends
+/// it.
 private final class NeverSleepingExecutor: TaskExecutor {
     private let queue = Mutex<[UnownedJob]>([])
     /// Jobs in `queue`; read by the polling thread without the lock.
