@@ -1357,7 +1357,7 @@ struct hop_choice {
     uint32_t in_period;      /* hops submitted in the current period after its first */
     uint32_t periods;        /* periods measured since the other way last was */
     int64_t cost_ns[2];      /* mean time between hops in the last period of each way
-                              * (index: waits or not); 0: not measured yet */
+                              * ([1]: waiting, [0]: not); 0: not measured yet */
     bool waits;              /* the way of the current period */
     bool probing;            /* whether the current period tries the way not taken */
     uint8_t misses;          /* waits in a row that ran out before their job ended */

@@ -583,7 +583,7 @@ static void test_idle_spin_yields(int rounds) {
  * optimized build without sanitizers, most calls must have waited the hop out. In the
  * burst it hands over hops without waiting for any, so waiting gains it nothing: in such
  * a build the burst may take at most twice (plus a millisecond) as long as a burst of
- * plain submissions. */
+ * plain submissions. Those two bounds hold in one of two attempts. */
 static atomic_uint hop_flag;
 static void hop_job(void *ctx) {
     (void)ctx;
@@ -636,23 +636,29 @@ static void test_hops(long total) {
     while (atomic_load_explicit(&done, memory_order_acquire) < total) sched_yield();
     for (long i = 0; i < total; i++) CHECK(hits[i] == 1);
     free(hits);
-    struct hop_loop loops[3] = {{pool, HOP_AWAITED, 0, 0}, {pool, HOP_PLAIN_BURST, 0, 0}, {pool, HOP_BURST, 0, 0}};
-    for (int i = 0; i < 3; i++) {
-        pthread_create(&t[i], 0, hop_loop, &loops[i]);
-        pthread_join(t[i], 0);
-        usleep(1000); /* the workers drain the burst before the next loop */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+    bool judged = false;
+#else
+    bool judged = true;
+#endif
+    /* A second attempt where the first fails: the kernel may place a loop's thread on the
+     * worker's CPU for a whole attempt. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct hop_loop loops[3] = {{pool, HOP_AWAITED, 0, 0}, {pool, HOP_PLAIN_BURST, 0, 0}, {pool, HOP_BURST, 0, 0}};
+        for (int i = 0; i < 3; i++) {
+            pthread_create(&t[i], 0, hop_loop, &loops[i]);
+            pthread_join(t[i], 0);
+            usleep(1000); /* the workers drain the burst before the next loop */
+        }
+        bool ok = loops[0].ended * 2 > HOP_ROUNDS && loops[2].ns < 2 * loops[1].ns + 1000000;
+        printf("hops: awaited loop %ld of %ld ended within the call; a burst of hops took %.2f us per hop, of plain jobs %.2f%s\n",
+               loops[0].ended, (long)HOP_ROUNDS, loops[2].ns / 1e3 / HOP_ROUNDS, loops[1].ns / 1e3 / HOP_ROUNDS,
+               !judged ? " (not judged: a sanitizer or no optimization)" : ok ? "" : " (out of bounds)");
+        if (!judged || ok) break;
+        CHECK(attempt == 0);
     }
     CHECK(bolts_pool_shutdown(pool, true) == 0);
     bolts_pool_release(pool);
-    printf("hops: awaited loop %ld of %ld ended within the call; a burst of hops took %.2f us per hop, of plain jobs %.2f",
-           loops[0].ended, (long)HOP_ROUNDS, loops[2].ns / 1e3 / HOP_ROUNDS, loops[1].ns / 1e3 / HOP_ROUNDS);
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
-    printf(" (not judged: a sanitizer or no optimization)\n");
-#else
-    printf("\n");
-    CHECK(loops[0].ended * 2 > HOP_ROUNDS);
-    CHECK(loops[2].ns < 2 * loops[1].ns + 1000000);
-#endif
 }
 
 int main(int argc, char **argv) {
