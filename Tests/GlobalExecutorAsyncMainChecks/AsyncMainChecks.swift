@@ -3,7 +3,8 @@
 // global executor. Run by Tests/GlobalExecutorTests (installing is process-wide, so it cannot
 // happen in the test runner's process). It checks that the install is accepted there, that a
 // detached task, task-group children and `async let` then run on the pool's workers while
-// `main` itself stays on the main actor, and that a second install is refused.
+// `main` itself stays on the main actor, that yields and `globalConcurrentExecutor` lead to
+// the pool too, and that a second install is refused.
 // Prints one "ok <check>" line per check that held; exits 1 at the first that did not.
 import Bolts
 import Foundation
@@ -84,6 +85,22 @@ struct AsyncMainChecks {
         check(a.onPool, "an async let child ran on \(a)")
         check(b.onPool, "an async let child that suspended resumed on \(b)")
         print("ok async let runs on the pool")
+
+        // Yields (above) and tasks that prefer `globalConcurrentExecutor` reach the pool
+        // through Swift's default executor object, not the hook: no job may have gone to
+        // Dispatch's global queues, so no thread of theirs may exist. Their names end in
+        // "-qos"; the thread that serves the main queue once `main` has suspended is one of
+        // the ".overcommit" queues', and expected.
+        check((globalConcurrentExecutor as AnyObject) === ThreadPool.shared, "globalConcurrentExecutor is not the pool")
+        let preferred = await _Concurrency.Task(executorPreference: globalConcurrentExecutor) { Placement.here }.value
+        check(preferred.onPool, "a task that prefers globalConcurrentExecutor ran on \(preferred)")
+        let threadNames = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).map {
+            ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "")
+                .trimmingCharacters(in: .newlines)
+        }
+        let dispatchThreads = threadNames.filter { $0.hasSuffix("-qos") }
+        check(dispatchThreads.isEmpty, "threads of Dispatch's global queues run: \(dispatchThreads)")
+        print("ok Swift's default executor is the pool")
 
         // `main` is isolated to the main actor, whose executor (Dispatch's main queue) the
         // pool does not replace: every resumption above came back there.

@@ -139,6 +139,24 @@ func installedChecks() {
             check(took < Double(milliseconds) + 500, "sleep(\(milliseconds) ms) took \(took) ms")
             check(ThreadPool.shared.isCurrent, "resumed off the pool after sleeping")
         }
+        // Both forms of sleep wait in the pool's timer (not in Dispatch's, which would
+        // then run the resumption's first job on a thread of its own).
+        for form in ["sleep(nanoseconds:)", "sleep(for:)"] {
+            let sleeper = _Concurrency.Task {
+                if form == "sleep(for:)" {
+                    try await _Concurrency.Task.sleep(for: .milliseconds(200))
+                } else {
+                    try await _Concurrency.Task.sleep(nanoseconds: 200_000_000)
+                }
+            }
+            var held = false
+            for _ in 0..<100 where !held {
+                usleep(1000)
+                held = bolts_delayed_jobs() > 0
+            }
+            check(held, "a task in \(form) is not held by the pool's timer")
+            try await sleeper.value
+        }
         for clockName in ["continuous", "suspending"] {
             let start = ContinuousClock.now
             if clockName == "continuous" {
@@ -184,6 +202,22 @@ func installedChecks() {
             return await group.next() ?? false
         }
         check(group, "a cancelled group child did not see its cancellation")
+    }
+
+    runChecked("Swift's default executor is the pool: yields, globalConcurrentExecutor") {
+        // Since Swift 6.2 the standard library hands some jobs to its default executor
+        // object rather than to the global executor's hook: a yield's continuation, a task
+        // that prefers `globalConcurrentExecutor`. Those must reach the pool too.
+        check((globalConcurrentExecutor as AnyObject) === ThreadPool.shared, "globalConcurrentExecutor is not the pool")
+        let preferred = await _Concurrency.Task(executorPreference: globalConcurrentExecutor) {
+            ThreadPool.shared.isCurrent
+        }.value
+        check(preferred, "a task that prefers globalConcurrentExecutor ran off the pool")
+        for _ in 0..<1000 { await _Concurrency.Task.yield() }
+        check(ThreadPool.shared.isCurrent, "resumed off the pool after yielding")
+        // Nothing so far used Dispatch's global queues, so no thread of theirs may exist:
+        // a yield's continuation that Dispatch ran would have started one.
+        check(!dispatchGlobalQueueThreadExists(), "a thread of Dispatch's global queues runs: jobs went to Dispatch")
     }
 
     runChecked("Bolts tasks awaited from async code") {
@@ -281,6 +315,16 @@ actor Gate {
 
     func valueOfACompletedTask() async throws -> Int {
         try await Task(3).value
+    }
+}
+
+/// Whether a thread of Dispatch's global queues exists: their names end in "-qos" (the
+/// kernel keeps a name's last 15 bytes), as the install's own check reads them.
+func dispatchGlobalQueueThreadExists() -> Bool {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.contains { id in
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
+        return name.contains("-qos")
     }
 }
 

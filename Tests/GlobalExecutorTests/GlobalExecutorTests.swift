@@ -70,7 +70,8 @@ struct GlobalExecutorTests {
             "ok install", "ok unstructured tasks run on the pool",
             "ok async let and nonisolated async functions run on the pool", "ok actors run on the pool",
             "ok task-local values", "ok Task.sleep waits on the pool's timer, for the time asked",
-            "ok cancellation", "ok Bolts tasks awaited from async code",
+            "ok cancellation", "ok Swift's default executor is the pool: yields, globalConcurrentExecutor",
+            "ok Bolts tasks awaited from async code",
             "ok a worker blocked in async code is compensated",
         ] {
             #expect(output.contains(check + "\n"), "missing: \(check)\n\(output)")
@@ -86,7 +87,8 @@ struct GlobalExecutorTests {
         for check in [
             "ok install from the first statement of an async main", "ok a detached task runs on the pool",
             "ok task-group children run on the pool", "ok async let runs on the pool",
-            "ok main stays on the main actor", "ok a second install is refused",
+            "ok Swift's default executor is the pool", "ok main stays on the main actor",
+            "ok a second install is refused",
         ] {
             #expect(output.contains(check + "\n"), "missing: \(check)\n\(output)")
         }
