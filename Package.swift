@@ -142,7 +142,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "GlobalExecutorAsyncMainChecks",
-            dependencies: ["Bolts"],
+            dependencies: ["Bolts", "BoltsTestSupport"],
             path: "Tests/GlobalExecutorAsyncMainChecks",
             swiftSettings: swiftSettings
         ),

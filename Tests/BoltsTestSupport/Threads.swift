@@ -39,3 +39,16 @@ package func runOnThreads(_ count: Int, stackSize: Int? = nil, _ body: @escaping
 package func secondsElapsed(since start: DispatchTime) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
 }
+
+/// The names of this process's threads that serve Dispatch's global queues, where Swift's
+/// default executor runs its jobs: names that end in "-qos" (the kernel keeps a name's
+/// last 15 bytes). The thread that serves the main queue once an async `main` has
+/// suspended belongs to an ".overcommit" queue and is not among them.
+package func dispatchGlobalQueueThreadNames() -> [String] {
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return threads.compactMap { thread in
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8)) ?? ""
+        let trimmed = name.trimmingCharacters(in: .newlines)
+        return trimmed.hasSuffix("-qos") ? trimmed : nil
+    }
+}

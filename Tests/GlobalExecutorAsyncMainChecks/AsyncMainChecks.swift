@@ -7,6 +7,7 @@
 // the pool too, and that a second install is refused.
 // Prints one "ok <check>" line per check that held; exits 1 at the first that did not.
 import Bolts
+import BoltsTestSupport
 import Foundation
 
 func fail(_ message: String) -> Never {
@@ -88,17 +89,12 @@ struct AsyncMainChecks {
 
         // Yields (above) and tasks that prefer `globalConcurrentExecutor` reach the pool
         // through Swift's default executor object, not the hook: no job may have gone to
-        // Dispatch's global queues, so no thread of theirs may exist. Their names end in
-        // "-qos"; the thread that serves the main queue once `main` has suspended is one of
-        // the ".overcommit" queues', and expected.
+        // Dispatch's global queues, so no thread of theirs may exist (the one that serves
+        // the main queue once `main` has suspended does not count).
         check((globalConcurrentExecutor as AnyObject) === ThreadPool.shared, "globalConcurrentExecutor is not the pool")
         let preferred = await _Concurrency.Task(executorPreference: globalConcurrentExecutor) { Placement.here }.value
         check(preferred.onPool, "a task that prefers globalConcurrentExecutor ran on \(preferred)")
-        let threadNames = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).map {
-            ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "")
-                .trimmingCharacters(in: .newlines)
-        }
-        let dispatchThreads = threadNames.filter { $0.hasSuffix("-qos") }
+        let dispatchThreads = dispatchGlobalQueueThreadNames()
         check(dispatchThreads.isEmpty, "threads of Dispatch's global queues run: \(dispatchThreads)")
         print("ok Swift's default executor is the pool")
 

@@ -217,7 +217,8 @@ func installedChecks() {
         check(ThreadPool.shared.isCurrent, "resumed off the pool after yielding")
         // Nothing so far used Dispatch's global queues, so no thread of theirs may exist:
         // a yield's continuation that Dispatch ran would have started one.
-        check(!dispatchGlobalQueueThreadExists(), "a thread of Dispatch's global queues runs: jobs went to Dispatch")
+        let dispatchThreads = dispatchGlobalQueueThreadNames()
+        check(dispatchThreads.isEmpty, "threads of Dispatch's global queues run, so jobs went there: \(dispatchThreads)")
     }
 
     runChecked("Bolts tasks awaited from async code") {
@@ -315,16 +316,6 @@ actor Gate {
 
     func valueOfACompletedTask() async throws -> Int {
         try await Task(3).value
-    }
-}
-
-/// Whether a thread of Dispatch's global queues exists: their names end in "-qos" (the
-/// kernel keeps a name's last 15 bytes), as the install's own check reads them.
-func dispatchGlobalQueueThreadExists() -> Bool {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.contains { id in
-        let name = (try? String(contentsOfFile: "/proc/self/task/\(id)/comm", encoding: .utf8)) ?? ""
-        return name.contains("-qos")
     }
 }
 
