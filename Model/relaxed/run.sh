@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Relaxed-memory checks of the C core with Relacy (README.md beside this file): the task
+# state word and continuation stack, the trampoline, the whenAll join and the whenAnySuccess
+# countdown (task_check.cpp), and cancellation with its RCU-protected list (token_check.cpp),
+# each run on the project's own C sources as they are in the checkout; then every mutant (one
+# weakened order, or one missing step, applied by sed to a copy of one function), each of
+# which must be caught.
+#
+#   Model/relaxed/run.sh                          # everything (about a minute here)
+#   RELAXED_ITERATIONS=1000000 Model/relaxed/run.sh
+#   RELAXED_ONLY=token Model/relaxed/run.sh       # checks and mutants whose name contains "token"
+#
+# Environment (optional): RELAXED_ITERATIONS (random-scheduler iterations per check, default
+# 100000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
+# directory). Exit status 0 only when every check passes and every mutant is caught.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+iterations="${RELAXED_ITERATIONS:-100000}"
+only="${RELAXED_ONLY:-}"
+work="${RELAXED_WORK_DIR:-$(mktemp -d -t bolts-relaxed.XXXXXX)}"
+mkdir -p "$work"
+
+# What the checks need, installed when missing (CI starts with only Swift).
+need=""
+[ -f /usr/include/relacy/relacy.hpp ] || need="$need relacy-dev"
+command -v g++ >/dev/null || need="$need g++"
+if [ -n "$need" ]; then
+    echo "installing:$need"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq $need >/dev/null; } || { echo "could not install$need"; exit 1; }
+fi
+
+# The order of `_Countdown.arrive`'s read-modify-write, read from the Swift source (it has no
+# C function to compile): the whenany-countdown check runs with it.
+swift_order=$(sed -n 's/.*remaining\.wrappingSubtract(1, ordering: \.\([A-Za-z]*\)).*/\1/p' \
+    "$root/Sources/Bolts/Task+WhenAll.swift" | head -n 1)
+case "$swift_order" in
+    relaxed) when_any=mo_relaxed ;;
+    acquiring) when_any=mo_acquire ;;
+    releasing) when_any=mo_release ;;
+    acquiringAndReleasing) when_any=mo_acq_rel ;;
+    sequentiallyConsistent) when_any=mo_seq_cst ;;
+    *) echo "run.sh: cannot find _Countdown.arrive's ordering in Task+WhenAll.swift"; exit 1 ;;
+esac
+
+# prepare DIR: the runtime's sources, the shim and the harnesses in DIR. The one rewrite:
+# `_Atomic T` becomes `_Atomic(T)` (the same C11 type; one macro then maps both spellings).
+prepare() {
+    rm -rf "$1"
+    mkdir -p "$1"
+    cp -r "$root/CSupport/CBoltsRuntime/." "$1/"
+    sed -i -E 's/_Atomic ([A-Za-z_][A-Za-z0-9_]*)/_Atomic(\1)/g' "$1"/*.c "$1"/*.h "$1"/include/*.h
+    cp -r "$here/shim" "$1/"
+    cp "$here"/*.cpp "$1/"
+}
+
+# build DIR HARNESS [WHEN_ANY_ORDER]
+build() {
+    nice -n 19 g++ -std=gnu++20 -O1 -g -fpermissive -w -I"$1/shim" -I"$1" -I"$1/include" \
+        -DWHEN_ANY_ORDER="${3:-$when_any}" -o "$1/$2" "$1/$2.cpp" > "$1/$2.build.log" 2>&1
+}
+
+status=0
+results=()
+report() { # name verdict seconds detail
+    local line
+    line=$(printf "%-44s %-11s %6s s   %s" "$1" "$2" "$3" "$4")
+    echo "$line"
+    results+=("$line")
+}
+
+# The verdict of one Relacy run from its log: the failure kind Relacy printed, if any.
+failure_kind() {
+    grep -m 1 -E '^[A-Z][A-Z ]+[A-Z]( \(.*\))?$' "$1" ||
+        grep -m 1 -E 'assertion|RESULT|failed' "$1" || echo "exit status without a Relacy report"
+}
+
+base="$work/base"
+prepare "$base"
+for h in task_check token_check; do
+    build "$base" "$h" || { echo "build of $h failed:"; cat "$base/$h.build.log"; exit 1; }
+done
+
+checks=(
+    "task_check task-adders"
+    "task_check task-race"
+    "task_check task-waiter"
+    "task_check task-timed-waiter"
+    "task_check task-trampoline"
+    "task_check whenall-join"
+    "task_check whenany-countdown"
+    "token_check token-register-vs-cancel"
+    "token_check token-dispose"
+    "token_check token-two-cancellers"
+    "token_check token-dispose-vs-cancel"
+)
+
+echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each)"
+for c in "${checks[@]}"; do
+    set -- $c
+    [ -z "$only" ] || [[ "$2" == *"$only"* ]] || continue
+    t0=$(date +%s)
+    if nice -n 19 "$base/$1" "$2" "$iterations" > "$work/$2.log" 2>&1; then
+        report "$2" ok $(( $(date +%s) - t0 )) "$(grep -m 1 '^iterations:' "$work/$2.log")"
+    else
+        report "$2" FAILED $(( $(date +%s) - t0 )) "$(failure_kind "$work/$2.log") (log: $work/$2.log)"
+        sed -n '1,400p' "$work/$2.log"
+        status=1
+    fi
+done
+
+# Mutants: NAME | FILE | FUNCTION (a line that starts it: the sed is limited to that
+# function) | SED EXPRESSION | HARNESS | CHECK. Each is the C code with one change; the
+# check must fail on it.
+mutants=(
+    "mutant-task-publish-no-release|task.c|^void bolts_task_publish|s/STATE_DISPATCHING, memory_order_acq_rel)/STATE_DISPATCHING, memory_order_acquire)/|task_check|task-waiter"
+    "mutant-task-push-relaxed-cas|task.c|^static bool task_push|s/memory_order_release, memory_order_acquire))/memory_order_relaxed, memory_order_acquire))/|task_check|task-adders"
+    "mutant-task-state-relaxed-load|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|task-race"
+    "mutant-join-relaxed-state|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|whenall-join"
+    "mutant-whenany-release-only|-|-|mo_release|task_check|whenany-countdown"
+    "mutant-token-cancelled-relaxed|token.c|^bool bolts_token_cancel|s/TOKEN_CANCELLED, memory_order_release/TOKEN_CANCELLED, memory_order_relaxed/|token_check|token-register-vs-cancel"
+    "mutant-token-register-relaxed-load|token.c|^bolts_token_registration_t \*bolts_token_register|s/(\&t->state, memory_order_acquire)/(\&t->state, memory_order_relaxed)/|token_check|token-register-vs-cancel"
+    "mutant-token-ran-relaxed|token.c|^static void token_run_handlers|s/REG_RAN, memory_order_release/REG_RAN, memory_order_relaxed/|token_check|token-dispose"
+    "mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|token-dispose"
+)
+
+echo "== mutants (each must be caught)"
+for m in "${mutants[@]}"; do
+    IFS='|' read -r name file func expr harness check <<< "$m"
+    [ -z "$only" ] || [[ "$name" == *"$only"* ]] || continue
+    t0=$(date +%s)
+    dir="$work/$name"
+    prepare "$dir"
+    order="$when_any"
+    if [ "$file" = "-" ]; then
+        order="$expr" # a Swift ordering: the harness takes it as a macro
+    else
+        cp "$dir/$file" "$dir/$file.orig"
+        sed -i "\\#${func}#,/^}/ ${expr}" "$dir/$file"
+        if cmp -s "$dir/$file" "$dir/$file.orig"; then
+            report "$name" NOT-APPLIED 0 "the sed matched nothing in $file (the code changed: update the mutant)"
+            status=1
+            continue
+        fi
+    fi
+    if ! build "$dir" "$harness" "$order"; then
+        report "$name" BUILD-FAILED $(( $(date +%s) - t0 )) "$dir/$harness.build.log"
+        status=1
+        continue
+    fi
+    if nice -n 19 "$dir/$harness" "$check" "$iterations" > "$dir/run.log" 2>&1; then
+        report "$name" NOT-CAUGHT $(( $(date +%s) - t0 )) "$check passed on the mutant"
+        status=1
+    else
+        report "$name" caught $(( $(date +%s) - t0 )) "$check: $(failure_kind "$dir/run.log"), $(grep -m 1 '^iteration:' "$dir/run.log")"
+    fi
+done
+
+echo
+echo "== summary"
+printf '%s\n' "${results[@]}"
+[ "$status" = 0 ] && echo "relaxed-memory checks: all passed, every mutant caught" || echo "relaxed-memory checks: FAILED"
+exit $status
