@@ -20,7 +20,7 @@
  *                , run_job.
  *   Shutdowner    with SHUTDOWN=1: bolts_pool_shutdown(wait = false); see
  *                 "Shutdown" below.
- *   Worker(1..)   with BLOCKING=1, started by add_worker (only Worker(0) at first); see
+ *   Worker(1..)   with BLOCKING=1, started by bolts__pool_add_worker (only Worker(0) at first); see
  *                 "Compensation" below.
  *   init          starts everyone; `timeout` (no process can move) then means the system
  *                 is quiescent, and the end-of-run check says every job ran exactly once.
@@ -62,7 +62,7 @@
  * and it loads nothing before the CAS; maybe_close fences the same way after its CAS. The end-of-run check then also says: the Shutdowner returned, the state is
  * CLOSED, both workers left their loop (a worker asleep for ever fails here), and every
  * job ran once, on a worker, in a sweep, or in place after its refusal.
- * Not in the shutdown part: spares and compensating workers (all_active_parked sees two
+ * Not in the shutdown part: spares and compensating workers (bolts__pool_all_active_parked sees two
  * ACTIVE slots; wake_all has no spares to wake; try_retire returns false at once),
  * submissions from workers (the only submitters CLOSING admits) and from jobs run by a
  * sweep, await_termination (wait = true), and the relaxed parked-mask load in wake_one
@@ -76,14 +76,14 @@
  * run: only a compensating thread can run it (the Swift test
  * aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne). The wait's task push decides whether
  * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool.c, relaxed
- * fetch_sub of `unblocked`; below N, add_worker) and bolts__pool_blocking_end (
- * relaxed fetch_add). add_worker, under spawn_lock: the acq_rel CAS
+ * fetch_sub of `unblocked`; below N, bolts__pool_add_worker) and bolts__pool_blocking_end (
+ * relaxed fetch_add). bolts__pool_add_worker, under spawn_lock: the acq_rel CAS
  * SPARE -> ACTIVE of each spare in [N, hwm) then wake_slot, else a new slot hwm (ACTIVE,
  * the count, the release store of hwm) whose thread is `run` (pthread_create, which never
  * fails here), else nothing at capacity. The worker loop calls try_retire
  * before parking: a slot past N retires when its CAS takes `unblocked` from u > N to u - 1,
  * resets `wake`, stores SPARE (seq_cst), gives back its searching count and re-checks the
- * queues (worker_main's retire path, I5), then sleeps in spare_wait until add_worker
+ * queues (worker_main's retire path, I5), then sleeps in spare_wait until bolts__pool_add_worker
  * activates it. Parked bits and wake words cover every slot (wake_one claims any of them).
  * Every write to `unblocked` is an RMW, so modelling them sequentially consistent is exact;
  * try_retire's relaxed load is justified where it is modelled.
@@ -108,8 +108,8 @@
  * scan only when a block is not compensated, and these bounds are not a proof), and
  * run.sh checks MUTANT=11 as a configuration that must pass. With EXTRA = 1 (capacity N + 1)
  * NJOBS = 4 fails even with the fix, at the capacity bound only: a compensator whose CAS
- * retired it has not yet stored SPARE when the next block's add_worker looks for a spare,
- * so add_worker finds none, no room for a new slot, and gives up (add_worker's capacity check, the
+ * retired it has not yet stored SPARE when the next block's bolts__pool_add_worker looks for a spare,
+ * so bolts__pool_add_worker finds none, no room for a new slot, and gives up (bolts__pool_add_worker's capacity check, the
  * capacity warning); pool.c's capacity is N + 256, where a new slot would be started.
  * Not in the compensation part: shutdown (BLOCKING and SHUTDOWN are exclusive), nested
  * waits (tl_block_depth > 1), timed waits, thread-creation failure, submissions from
@@ -154,7 +154,7 @@
  *      every worker is parked when CLOSED is set and woken after it, so the loop's next
  *      find_work already comes after every enqueue whose submitter did not read CLOSED.
  *      The final scan matters for a thread that reads CLOSED without having been parked
- *      at the CAS: a spare (not ACTIVE, so not needed by all_active_parked).
+ *      at the CAS: a spare (not ACTIVE, so not needed by bolts__pool_all_active_parked).
  *   8  maybe_close sets CLOSED without checking that every worker is parked: no job is
  *      lost or run twice (11,239,725 states at one job): workers still running drain the
  *      queues before they exit and submitters that read CLOSED sweep. What it breaks is
@@ -463,7 +463,7 @@ inline wake_parked(p) {
     od
 }
 
-/* maybe_close, by a parked worker that read CLOSING. all_active_parked
+/* maybe_close, by a parked worker that read CLOSING. bolts__pool_all_active_parked
  *: both slots are ACTIVE (no spares here), so one seq_cst load of the mask
  * per slot, each testing that slot's bit. Then the CLOSED CAS (seq_cst) and, if it won,
  * wake_all: wake_parked (no spares to wake). MUTANT=8 skips the test,
@@ -536,11 +536,11 @@ proctype Shutdowner() {
 #endif
 
 #if BLOCKING
-/* add_worker, by a worker whose blocking hook left fewer than N unblocked:
+/* bolts__pool_add_worker, by a worker whose blocking hook left fewer than N unblocked:
  * a spare if there is one, else a new thread in slot hwm, else (capacity reached) nothing.
  * Everything in it runs under spawn_lock, so the lock is one step each way and the steps
  * inside are the C code's atomic operations. */
-inline add_worker() {
+inline bolts__pool_add_worker() {
     atomic { spawn_lock == 0 -> spawn_lock = 1 }              /* pthread_mutex_lock */
     h = hwm;                                                  /* relaxed load: written under the lock */
     won = 0;
@@ -588,7 +588,7 @@ inline blocking_begin() {
     atomic { left = unblocked - 1; unblocked-- }              /* relaxed fetch_sub */
 #endif
     if
-    :: left < N -> add_worker()                               /* bolts__pool_blocking_begin */
+    :: left < N -> bolts__pool_add_worker()                               /* bolts__pool_blocking_begin */
 #if MUTANT != 11
     :: else ->                                                /* the F4 fix: a seq_cst fence, then any_work + notify */
         work = ANY_WORK;
@@ -855,7 +855,7 @@ end_long:       false
 #if BLOCKING
             /* worker_main: try_retire before parking. A retired thread gives
              * back its searching count (seq_cst, then a fence) and re-checks the queues
-             * (I5), then waits as a spare (spare_wait) until add_worker
+             * (I5), then waits as a spare (spare_wait) until bolts__pool_add_worker
              * activates it (wake_all, its other waker, is shutdown's). */
             try_retire();
             if
@@ -982,7 +982,7 @@ init {
     atomic {
 #if BLOCKING
         slotstate[0] = SLOT_ACTIVE;                           /* bolts_pool_create */
-        run Worker(0);                                        /* slot 1 is started by add_worker */
+        run Worker(0);                                        /* slot 1 is started by bolts__pool_add_worker */
 #else
         for (i : 0 .. NW - 1) { run Worker(i) }
 #endif

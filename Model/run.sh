@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Model-checks the C core's task state machine (Model/task.pml), token registration list
-# (Model/token.pml) and thread pool parking protocol (Model/pool.pml) with spin, exhaustively,
+# (Model/token.pml), thread pool parking protocol (Model/pool.pml) and the pool's blocked-worker
+# monitor (Model/monitor.pml) with spin, exhaustively,
 # for small bounds. See Model/README.md.
 #
 #   Model/run.sh                       # every check at the default bounds (4-8 minutes here)
@@ -225,6 +226,8 @@ check pool-compensation-twice pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS
 check pool-compensation-twice-without-f4-notify pool.pml pass safety -DMUTANT=11 -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
 check pool-ramp-up            pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
 check pool-ramp-up-spin       pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=1
+echo "== monitor.pml: the blocked-worker monitor (I12): its count and its sleep"
+check monitor                 monitor.pml pass safety
 if [ "$pool_full" = 1 ]; then
     check pool-two-submitters-spin pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=1
     check pool-shutdown-two-jobs  pool.pml pass safety -DSHUTDOWN=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
@@ -289,6 +292,9 @@ if [ "$mutants" = 1 ]; then
     check mutant-pool-10-end-no-increment pool.pml fail safety -DMUTANT=10 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-12-park-drops-searching pool.pml fail safety -DMUTANT=12 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-13-no-ramp-recheck   pool.pml fail safety -DMUTANT=13 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
+    check mutant-monitor-1-no-resume         monitor.pml fail safety -DMUTANT=1
+    check mutant-monitor-2-undo-without-exchange monitor.pml fail safety -DMUTANT=2
+    check mutant-monitor-3-check-before-flag monitor.pml fail safety -DMUTANT=3
     check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1

@@ -1,4 +1,4 @@
-/* The thread pool. The invariants (I1-I11) and the synchronization table are at the top
+/* The thread pool. The invariants (I1-I12) and the synchronization table are at the top
  * of include/bolts_pool.h; comments below cite them. liburcu is used only for its
  * wait-free concurrent queue (urcu/wfcqueue.h), always through the `_nonblocking`
  * dequeue: the blocking one sleeps 10 ms when a producer is pre-empted mid-enqueue. */
@@ -24,9 +24,6 @@ _Static_assert(sizeof(((bolts_job_t *)0)->next) == sizeof(struct cds_wfcq_node),
                "a job's link word has the size of a wfcqueue node");
 _Static_assert(_Alignof(bolts_job_t) >= _Alignof(struct cds_wfcq_node),
                "a job is aligned at least like a wfcqueue node");
-
-enum { POOL_OPEN = 0, POOL_CLOSING = 1, POOL_CLOSED = 2 };
-enum { SLOT_FREE = 0, SLOT_ACTIVE = 1, SLOT_SPARE = 2 };
 
 /* What `take` and `find_work` return besides a job: nothing; a queue whose job cannot
  * be taken yet because its producer was pre-empted between its tail exchange and its
@@ -168,86 +165,6 @@ _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit i
  * after moving for a while has its jobs taken up to BOLTS_POOL_RESTRAIN_PARK_MAX_NS after it
  * stopped (a claimer's wake ends the park at once). */
 
-/* What a worker last saw of a counter of another slot's owner, and since when it has
- * seen that value (the steal grace of I10, the restraint of I11). */
-struct watch {
-    uint32_t slot; /* UINT32_MAX: none yet */
-    uint64_t seen;
-    int64_t since;
-};
-
-/* One worker slot. A slot's queue outlives its thread: slots are never freed before
- * the pool, so a scan of [0, hwm) may look at any of them. */
-struct bolts_pool_slot {
-    /* Producers' line: written by every submission to this slot, read by consumers
-     * (an empty check reads the tail). */
-    _Alignas(BOLTS_CACHE_LINE) struct cds_wfcq_tail tail;
-    /* Submissions from threads that are not this slot's worker, on a line of its own: a
-     * lone producer keeps it in its cache instead of fetching the tail's line back for
-     * it; only a restraint check (I11) and statistics read it. */
-    _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t submitted;
-    /* Jobs from outside that other workers took from this queue (I11). */
-    _Atomic uint64_t outside_stolen;
-    /* Consumers' line: the owner, thieves, and sweepers after shutdown. */
-    _Alignas(BOLTS_CACHE_LINE) struct __cds_wfcq_head head;
-    atomic_uint consumer;
-    _Atomic uint64_t fair_seen;   /* `executed` as a fairness turn last saw it change (I9) */
-    _Atomic int64_t fair_seen_at; /* when that turn saw it (bolts__now_ns) */
-    /* Owner's line. */
-    _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t executed;
-    _Atomic uint64_t own_submitted; /* submissions of this slot's worker to its own queue */
-    _Atomic uint64_t outside_run;   /* jobs from outside it took from its own queue (I11) */
-    atomic_bool short_jobs;         /* its sampled jobs are short (I11) */
-    atomic_bool blocked;            /* it is inside a blocking wait (I6, I11) */
-    uint32_t until_sample;          /* jobs until the next timed one; the owner's alone */
-    uint32_t samples;               /* the last timed jobs, a bit each, 1 = short; ditto */
-    _Atomic uint64_t stolen;
-    _Atomic uint64_t parks;
-    atomic_uint wake;  /* futex word: 1 once a claimer (I4) or shutdown woke the thread */
-    atomic_uint state; /* SLOT_* */
-    uint32_t own_run;  /* jobs taken from the own queue in a row (I9); the owner's alone */
-    /* The steal grace this worker is giving (I10): to which slot, the owner's `executed`
-     * when it began, and when. The owner's alone. */
-    struct watch grace;
-    /* The restraint this worker keeps (I11): the queue it last looked at under it, that
-     * queue's owner's activity as it last saw it and when it last moved; and whether its
-     * last look left a non-empty queue to its owner. The owner's alone. */
-    struct watch restraint;
-    bool restrained;
-    /* How long its next park under a restraint lasts at most (I11): BOLTS_POOL_RESTRAIN_NS,
-     * doubled by every such park that ran out while the owner kept moving, up to
-     * BOLTS_POOL_RESTRAIN_PARK_MAX_NS; back to the bound once it runs a job, a claimer
-     * wakes it, or it parks without a restraint. The owner's alone. */
-    int64_t restrained_park;
-    uint32_t victim; /* the slot of the last job this worker stole; the owner's alone */
-    uint32_t index;
-    struct bolts_pool *pool;
-};
-
-struct bolts_pool {
-    uint32_t target;     /* N */
-    uint32_t cpus;       /* bolts_cpu_count() when the pool was made */
-    uint32_t capacity;   /* slots */
-    uint32_t mask_words; /* 64-bit words of the parked mask */
-    char name[12];
-    /* Read by every submission: keep it on a line nothing hot writes. */
-    _Alignas(BOLTS_CACHE_LINE) atomic_uint state;
-    atomic_uint hwm; /* slots [0, hwm) have been used */
-    _Alignas(BOLTS_CACHE_LINE) atomic_uint searching;
-    atomic_uint restrained_parked; /* workers parked under a restraint (I11) */
-    _Alignas(BOLTS_CACHE_LINE) atomic_int unblocked; /* active threads not blocked (I6) */
-    atomic_uint live_threads;                        /* futex word for await_termination */
-    atomic_uint refs;
-    _Atomic uint64_t rejected;
-    _Atomic uint64_t swept;
-    _Atomic uint64_t yields; /* backpressure yields of outside submitters */
-    _Atomic uint64_t compensations;
-    atomic_bool warned_capacity;
-    pthread_mutex_t spawn_lock; /* thread creation only: never on the job path */
-    _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
-    struct bolts_pool_slot *slots;
-};
-
 /* The slot of the pool worker running on this thread, if any. */
 static _Thread_local struct bolts_pool_slot *tl_slot;
 /* Rotation for submissions from threads that are not this pool's workers: the index
@@ -263,7 +180,6 @@ static _Thread_local uint32_t tl_block_depth;
 static _Thread_local bool tl_yield_after_job;
 
 static void *worker_main(void *arg);
-static void pool_unref(bolts_pool_t *pool);
 
 uint32_t bolts_cpu_count(void) {
     cpu_set_t set;
@@ -292,13 +208,6 @@ static bolts_job_t *take(struct bolts_pool_slot *slot) {
     return (bolts_job_t *)node;
 }
 
-/* Whether `slot`'s worker has its parked bit set. Relaxed: for the heuristics of I9 and
- * I10 only; parking itself relies on the seq_cst accesses of I3. */
-static inline bool owner_parked(bolts_pool_t *pool, const struct bolts_pool_slot *slot) {
-    uint64_t bit = (uint64_t)1 << (slot->index % 64);
-    return (atomic_load_explicit(&pool->parked[slot->index / 64], memory_order_relaxed) & bit) != 0;
-}
-
 /* On a fairness turn (I9): whether `slot`'s queue holds work that its owner is not
  * taking: the owner is parked (the server stall of finding F5), or its count of jobs run
  * has not moved for BOLTS_POOL_STALL_NS (blocked outside the pool's knowledge, or
@@ -309,7 +218,7 @@ static inline bool owner_parked(bolts_pool_t *pool, const struct bolts_pool_slot
  * heuristic whose worst case is one steal more or fewer; racing turns may both look. */
 static bool stalled(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now) {
     if (cds_wfcq_empty(&slot->head, &slot->tail)) return false;
-    if (owner_parked(pool, slot)) return true;
+    if (bolts__pool_owner_parked(pool, slot)) return true;
     uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
     if (executed != atomic_load_explicit(&slot->fair_seen, memory_order_relaxed)) {
         atomic_store_explicit(&slot->fair_seen, executed, memory_order_relaxed);
@@ -362,7 +271,7 @@ static bool give_grace(bolts_pool_t *pool, struct bolts_pool_slot *self, struct 
     if (BOLTS_POOL_STEAL_GRACE_NS == 0) return false; /* a build without the grace */
     struct cds_wfcq_node *first = CMM_LOAD_SHARED(other->head.node.next);
     if (first == NULL || first != CMM_LOAD_SHARED(other->tail.p)) return false;
-    if (owner_parked(pool, other)) return false;
+    if (bolts__pool_owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) == POOL_CLOSED) return false;
     int64_t now = bolts__now_ns();
     if (watching_another(&self->grace, other, now, BOLTS_POOL_STEAL_GRACE_NS)) return false;
@@ -386,7 +295,7 @@ static bool restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, struct bo
     if (BOLTS_POOL_RESTRAIN_NS == 0) return false; /* a build without the restraint */
     if (!atomic_load_explicit(&other->short_jobs, memory_order_relaxed)) return false;
     if (atomic_load_explicit(&other->blocked, memory_order_relaxed)) return false;
-    if (owner_parked(pool, other)) return false;
+    if (bolts__pool_owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) != POOL_OPEN) return false;
     int64_t now = bolts__now_ns();
     if (watching_another(&self->restraint, other, now, BOLTS_POOL_RESTRAIN_NS)) return false;
@@ -437,7 +346,7 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
         why = job;
     }
     self->own_run = 0;
-    /* Acquire: pairs with the release in `add_worker`, so a new slot's fields are set. */
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`, so a new slot's fields are set. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     uint32_t i = self->index;
     int64_t now = fair_turn ? bolts__now_ns() : 0;
@@ -480,7 +389,7 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
  * `self->restrained` says whether it left one. */
 static bool any_work(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     if (self != NULL) self->restrained = false;
-    /* Acquire: pairs with the release in `add_worker`. */
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
@@ -501,7 +410,7 @@ static void run_here(bolts_job_t *job) {
 /* Empties every queue on this thread, after the pool was seen CLOSED (I7). Never holds
  * a consumer flag while a job runs: a job may submit, and so sweep, again. */
 static void sweep(bolts_pool_t *pool) {
-    /* Acquire: pairs with the release in `add_worker`. */
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
@@ -560,9 +469,10 @@ static bool wake_one(bolts_pool_t *pool) {
         uint64_t m = atomic_load_explicit(&pool->parked[w], memory_order_relaxed);
         while (m != 0) {
             uint64_t bit = m & (~m + 1);
-            /* Acq_rel: the claim must not be reordered with the wake below, and it
-             * reads the parker's seq_cst publication of the bit. */
-            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+            /* Seq_cst: the claim must not be reordered with the wake below, it reads the
+             * parker's seq_cst publication of the bit, and it is the clear that the
+             * monitor's seq_cst bit loads are ordered against (I12). */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_seq_cst);
             if (old & bit) {
                 /* Relaxed: a count; the woken thread sees it through `wake_slot`'s
                  * release, and other notifiers only need the eventual value (I5). */
@@ -592,10 +502,11 @@ static void wake_parked(bolts_pool_t *pool) {
     }
 }
 
-/* Wakes every parked worker and every spare, once the pool is CLOSED. */
+/* Wakes every parked worker, every spare and the monitor (I12), once the pool is CLOSED. */
 static void wake_all(bolts_pool_t *pool) {
     wake_parked(pool);
-    /* Acquire: pairs with the release in `add_worker`. */
+    bolts__pool_monitor_close(pool);
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = pool->target; i < hwm; i++) {
         /* Acquire: pairs with the retiring thread's release of SLOT_SPARE. */
@@ -605,27 +516,12 @@ static void wake_all(bolts_pool_t *pool) {
     }
 }
 
-/* Whether every active worker is parked (CLOSING -> CLOSED test, I7). */
-static bool all_active_parked(bolts_pool_t *pool) {
-    /* Acquire: pairs with the release in `add_worker`. */
-    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
-    for (uint32_t i = 0; i < hwm; i++) {
-        /* Seq_cst: against a retiring thread's seq_cst SPARE store (see `maybe_close`). */
-        if (atomic_load_explicit(&pool->slots[i].state, memory_order_seq_cst) != SLOT_ACTIVE) continue;
-        /* Seq_cst: reads the parkers' seq_cst bit publications in the same total order
-         * as this thread's own. */
-        uint64_t m = atomic_load_explicit(&pool->parked[i / 64], memory_order_seq_cst);
-        if (!(m & ((uint64_t)1 << (i % 64)))) return false;
-    }
-    return true;
-}
-
 /* CLOSING -> CLOSED once every active worker is parked (I7). Called by a worker that
  * just published its parked bit, or its retirement to a spare, and then fenced: with
- * the seq_cst loads in `all_active_parked`, the last of several racing parkers sees
+ * the seq_cst loads in `bolts__pool_all_active_parked`, the last of several racing parkers sees
  * all the others. Wakes everyone, so they make their final scans and exit. */
 static void maybe_close(bolts_pool_t *pool) {
-    if (!all_active_parked(pool)) return;
+    if (!bolts__pool_all_active_parked(pool)) return;
     unsigned expected = POOL_CLOSING;
     /* Seq_cst: the CLOSED store of I7; submitters re-read it after their fence. */
     if (atomic_compare_exchange_strong_explicit(&pool->state, &expected, POOL_CLOSED, memory_order_seq_cst,
@@ -677,8 +573,8 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
         bool woken = wait_for_wake_until(self, self->restraint.since + length);
         atomic_fetch_sub_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
         if (!woken) {
-            /* Acq_rel: races a claimer's fetch_and, as in the cancel path below. */
-            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+            /* Seq_cst: races a claimer's fetch_and, as in the cancel path below. */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_seq_cst);
             if (old & bit) {
                 /* Our own bit back: not a searcher. If the owner has moved meanwhile, the
                  * next park under this restraint may last twice as long (I11). */
@@ -691,8 +587,9 @@ static bool park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool searchin
         self->restrained_park = BOLTS_POOL_RESTRAIN_NS;
         return true;
     }
-    /* Acq_rel: races a claimer's fetch_and on the same word; exactly one clears the bit. */
-    uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_acq_rel);
+    /* Seq_cst: races a claimer's fetch_and on the same word; exactly one clears the bit,
+     * in the total order the monitor's bit loads read (I12). */
+    uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_seq_cst);
     if (old & bit) {
         if (!searching) return false;
         /* A producer may have skipped its wake-up because it counted us: stay a searcher,
@@ -728,16 +625,17 @@ static int start_thread(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
 
 /* Brings one more thread into service because a worker blocked (I6): a spare if there
  * is one, else a new thread in a fresh slot. */
-static void add_worker(bolts_pool_t *pool) {
+void bolts__pool_add_worker(bolts_pool_t *pool) {
     pthread_mutex_lock(&pool->spawn_lock);
     /* Relaxed: hwm is only written under spawn_lock, which we hold. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_relaxed);
     for (uint32_t i = pool->target; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         unsigned expected = SLOT_SPARE;
-        /* Acq_rel: acquires the retiring thread's release of SPARE; releases ACTIVE to
-         * scanners' acquire loads. */
-        if (atomic_compare_exchange_strong_explicit(&slot->state, &expected, SLOT_ACTIVE, memory_order_acq_rel,
+        /* Seq_cst: acquires the retiring thread's release of SPARE, releases ACTIVE to
+         * scanners' acquire loads, and is in the total order of the monitor's seq_cst
+         * state loads (I12). */
+        if (atomic_compare_exchange_strong_explicit(&slot->state, &expected, SLOT_ACTIVE, memory_order_seq_cst,
                                                     memory_order_relaxed)) {
             /* Relaxed: counts (I6); the spare reads nothing from them. */
             atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
@@ -764,8 +662,9 @@ static void add_worker(bolts_pool_t *pool) {
     atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
-    /* Release: pairs with the acquire loads of hwm in scans. */
-    atomic_store_explicit(&pool->hwm, hwm + 1, memory_order_release);
+    /* Seq_cst: releases the slot to the acquire loads of hwm in scans, and is in the total
+     * order that the monitor's fence reads it in (I12). */
+    atomic_store_explicit(&pool->hwm, hwm + 1, memory_order_seq_cst);
     if (start_thread(pool, slot) != 0) {
         /* Relaxed, these four: undo the counts; nobody saw the thread. The slot stays in
          * [0, hwm) with an empty queue. */
@@ -789,10 +688,10 @@ static bool try_retire(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     while (u > (int)pool->target) {
         if (atomic_compare_exchange_weak_explicit(&pool->unblocked, &u, u - 1, memory_order_relaxed,
                                                   memory_order_relaxed)) {
-            /* Relaxed: `add_worker` writes `wake` only after it sees SPARE, which the
+            /* Relaxed: `bolts__pool_add_worker` writes `wake` only after it sees SPARE, which the
              * release below publishes after this reset. */
             atomic_store_explicit(&self->wake, 0, memory_order_relaxed);
-            /* Seq_cst: pairs with the acquire CAS in `add_worker` and the acquire load in
+            /* Seq_cst: pairs with the acquire CAS in `bolts__pool_add_worker` and the acquire load in
              * `wake_all`, and orders against parkers' bits for `maybe_close`. */
             atomic_store_explicit(&self->state, SLOT_SPARE, memory_order_seq_cst);
             atomic_thread_fence(memory_order_seq_cst);
@@ -804,13 +703,13 @@ static bool try_retire(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     return false;
 }
 
-/* A spare sleeps until `add_worker` activates it (true) or the pool closes (false).
+/* A spare sleeps until `bolts__pool_add_worker` activates it (true) or the pool closes (false).
  * Only those two set a spare's `wake` (shutdown's first pass wakes parked workers, not
  * spares), so one wake-up is always decisive. */
 static bool spare_wait(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     (void)pool;
     wait_for_wake(self);
-    /* Acquire: pairs with the acq_rel CAS in `add_worker` (wake_slot's release follows it). */
+    /* Acquire: pairs with the acq_rel CAS in `bolts__pool_add_worker` (wake_slot's release follows it). */
     if (atomic_load_explicit(&self->state, memory_order_acquire) == SLOT_ACTIVE) return true;
     unsigned expected = SLOT_SPARE;
     /* Acq_rel: races an activation; if the activation wins, this thread works on. */
@@ -823,6 +722,10 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
      * off the job) and names the next job of that queue, written by its producer on
      * another CPU: start fetching it while this one runs. */
     if (job->next != NULL) __builtin_prefetch(job->next);
+    /* Relaxed, the load and the store: written only by this thread; the monitor reads the
+     * two counts as a hint of which job runs (I12). */
+    uint64_t number = atomic_load_explicit(&self->executed, memory_order_relaxed) + 1;
+    atomic_store_explicit(&self->started, number, memory_order_relaxed);
     if (--self->until_sample != 0) {
         bolts_job_run(job);
     } else {
@@ -851,8 +754,10 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     }
     /* Relaxed, both: statistics written only by this thread (so load + store, no RMW);
      * readers want a recent value, not an ordering. */
-    atomic_store_explicit(&self->executed, atomic_load_explicit(&self->executed, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    atomic_store_explicit(&self->executed, number, memory_order_relaxed);
+    /* Relaxed: the monitor counted this worker as blocked in the job (I12); the exchange in
+     * `bolts__pool_stall_over` decides. */
+    if (atomic_load_explicit(&self->stalled, memory_order_relaxed) != 0) bolts__pool_stall_over(self);
     if (stolen) {
         atomic_store_explicit(&self->stolen, atomic_load_explicit(&self->stolen, memory_order_relaxed) + 1,
                               memory_order_relaxed);
@@ -989,6 +894,10 @@ static void *worker_main(void *arg) {
     struct bolts_pool_slot *self = arg;
     bolts_pool_t *pool = self->pool;
     tl_slot = self;
+    /* Release: pairs with the monitor's acquire load; it reads this thread's CPU clock and
+     * state by this id (I12). */
+    atomic_store_explicit(&self->tid, (int)gettid(), memory_order_release);
+    bolts__pool_monitor_resume(pool); /* a new thread is out of any park (I12) */
     bool searching = false;
     for (;;) {
         bool stolen = false;
@@ -1046,9 +955,11 @@ static void *worker_main(void *arg) {
                 if (any_work(pool, NULL)) notify(pool);
             }
             if (!spare_wait(pool, self)) break;
+            bolts__pool_monitor_resume(pool); /* back in service (I12) */
             continue;
         }
         searching = park(pool, self, searching);
+        bolts__pool_monitor_resume(pool); /* out of its park: the monitor must look (I12) */
     }
     if (searching) {
         /* Relaxed: a count; the pool is closed. */
@@ -1059,7 +970,7 @@ static void *worker_main(void *arg) {
      * thread ran happened before the waiter returns. */
     atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_release);
     bolts__futex_wake(&pool->live_threads, INT_MAX);
-    pool_unref(pool); /* last touch of the pool by this thread */
+    bolts__pool_unref(pool); /* last touch of the pool by this thread */
     return NULL;
 }
 
@@ -1073,7 +984,7 @@ static void pool_free(bolts_pool_t *pool) {
     free(pool);
 }
 
-static void pool_unref(bolts_pool_t *pool) {
+void bolts__pool_unref(bolts_pool_t *pool) {
     /* Acq_rel: the last owner sees every other owner's writes before freeing. */
     if (atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_acq_rel) == 1) pool_free(pool);
 }
@@ -1133,10 +1044,14 @@ bolts_pool_t *bolts_pool_create(uint32_t thread_count, const char *name) {
             }
             atomic_fetch_sub_explicit(&pool->unblocked, (int)(thread_count - i), memory_order_relaxed);
             bolts_pool_shutdown(pool, i > 0);
-            pool_unref(pool);
+            bolts__pool_unref(pool);
             errno = rc;
             return NULL;
         }
+    }
+    if (!bolts__pool_monitor_start(pool) && BOLTS_POOL_BLOCKED_NS > 0) {
+        fprintf(stderr, "bolts: pool '%s' could not start its monitor; workers blocked in a job go uncompensated\n",
+                pool->name);
     }
     return pool;
 }
@@ -1161,7 +1076,7 @@ static uint32_t outside_slot(bolts_pool_t *pool) {
 /* Jobs accepted, and jobs run (by workers, or by sweepers after shutdown), summed over
  * the slots: what the metrics report and what backpressure compares. */
 static void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *executed) {
-    /* Acquire: pairs with the release in `add_worker`. */
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     uint64_t in = 0, out = 0;
     for (uint32_t i = 0; i < hwm; i++) {
@@ -1294,7 +1209,7 @@ bool bolts_pool_await_termination(bolts_pool_t *pool, int64_t timeout_ns) {
 
 void bolts_pool_release(bolts_pool_t *pool) {
     bolts_pool_shutdown(pool, false);
-    pool_unref(pool);
+    bolts__pool_unref(pool);
 }
 
 void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out) {
@@ -1302,7 +1217,7 @@ void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out)
     memset(out, 0, sizeof *out);
     job_totals(p, &out->submitted, &out->executed);
     /* Relaxed, every load here: a snapshot of statistics, not a consistent cut. The
-     * acquire pairs with the release in `add_worker`. */
+     * acquire pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
     uint32_t active = 0;
     for (uint32_t i = 0; i < hwm; i++) {
@@ -1310,10 +1225,12 @@ void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out)
         out->stolen += atomic_load_explicit(&slot->stolen, memory_order_relaxed);
         out->parks += atomic_load_explicit(&slot->parks, memory_order_relaxed);
         if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE) active++;
+        if (atomic_load_explicit(&slot->stalled, memory_order_relaxed) != 0) out->stalled++;
     }
     out->rejected = atomic_load_explicit(&p->rejected, memory_order_relaxed);
     out->backpressure_yields = atomic_load_explicit(&p->yields, memory_order_relaxed);
     out->compensations = atomic_load_explicit(&p->compensations, memory_order_relaxed);
+    out->stalls = atomic_load_explicit(&p->stalls, memory_order_relaxed);
     out->queue_depth = out->submitted > out->executed ? out->submitted - out->executed : 0;
     out->threads = atomic_load_explicit(&p->live_threads, memory_order_relaxed);
     int unblocked = atomic_load_explicit(&p->unblocked, memory_order_relaxed);
@@ -1442,10 +1359,14 @@ void bolts__pool_blocking_begin(void) {
     bolts_pool_t *pool = self->pool;
     /* Relaxed: a hint for the restraint (I11); the count below decides compensation. */
     atomic_store_explicit(&self->blocked, true, memory_order_relaxed);
+    /* The monitor already counts this worker as blocked in its job (I12): the wait takes
+     * that count over, and `bolts__pool_blocking_end` puts the worker back. Relaxed: the
+     * exchange's atomicity decides, as in `bolts__pool_stall_over`. */
+    if (atomic_exchange_explicit(&self->stalled, 0, memory_order_relaxed) != 0) return;
     /* Relaxed: a count; the RMW's result alone decides (I6). */
     int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
     if (left < (int)pool->target) {
-        add_worker(pool);
+        bolts__pool_add_worker(pool);
         return;
     }
     /* Enough threads count as unblocked, but they may all be parked (a compensating

@@ -22,19 +22,29 @@ extension ThreadPool {
         /// more than `BOLTS_POOL_BACKLOG_PER_WORKER` jobs per worker were queued
         /// (backpressure; it never blocks; see ``ThreadPool``).
         public var backpressureYields: UInt64
-        /// Threads started or woken because a worker blocked.
+        /// Threads started or woken because a worker blocked: in a wait the pool sees (such
+        /// as ``Task/waitUntilCompleted()``), or in a job where it cannot (see ``stalls``).
         public var compensations: UInt64
+        /// Times the pool found a worker blocked in a job where it could not see the wait (a
+        /// system call, a lock, a foreign `.wait()`): the job had held its worker for
+        /// `BOLTS_POOL_BLOCKED_NS` (1 ms), mostly asleep, while other jobs waited. Each time
+        /// the pool counted that worker as blocked and, if too few others were left running,
+        /// brought in a compensating thread (``compensations``).
+        public var stalls: UInt64
         /// Jobs accepted but not started yet.
         public var queueDepth: UInt64
         /// Worker threads alive, including spares kept for the next blocking worker.
         public var threads: Int
-        /// Workers blocked in a wait right now.
+        /// Workers counted as blocked right now: in a wait, or in a job (``stalled``).
         public var blocked: Int
+        /// Of ``blocked``, the workers found blocked in a job where the pool cannot see the
+        /// wait (see ``stalls``); each is counted again as running once its job ends.
+        public var stalled: Int
 
         /// One line with every counter.
         public var description: String {
             "submitted \(submitted), executed \(executed), stolen \(stolen), parks \(parks), rejected \(rejected), "
-                + "backpressure yields \(backpressureYields), compensations \(compensations), queue depth \(queueDepth), threads \(threads), blocked \(blocked)"
+                + "backpressure yields \(backpressureYields), compensations \(compensations), stalls \(stalls), queue depth \(queueDepth), threads \(threads), blocked \(blocked), stalled \(stalled)"
         }
     }
 
@@ -50,9 +60,11 @@ extension ThreadPool {
             rejected: raw.rejected,
             backpressureYields: raw.backpressure_yields,
             compensations: raw.compensations,
+            stalls: raw.stalls,
             queueDepth: raw.queue_depth,
             threads: Int(raw.threads),
-            blocked: Int(raw.blocked)
+            blocked: Int(raw.blocked),
+            stalled: Int(raw.stalled)
         )
     }
 }

@@ -47,7 +47,16 @@ import CBoltsRuntime
 ///
 /// A job may block (for example in ``Task/waitUntilCompleted()``): the pool then brings
 /// another thread into service, so the other jobs keep running and a pool whose every
-/// worker waits cannot deadlock.
+/// worker waits cannot deadlock. It does so too for a wait it cannot see — a synchronous
+/// driver's socket read, a file read, a lock, a foreign `.wait()` — without the job's help:
+/// a monitor thread per pool finds a worker that has held one job for
+/// `BOLTS_POOL_BLOCKED_NS` (1 ms) while running for less than half of that time and asleep
+/// now, with other jobs queued, and counts it as blocked until its job ends
+/// (``Metrics/stalls``, ``Metrics/stalled``). A job that computes, however long, or that
+/// waits for a CPU, adds no thread. The extra threads are bounded by
+/// `BOLTS_POOL_MAX_EXTRA_THREADS`; each retires once the worker it stood in for is back.
+/// The monitor looks every half millisecond while a job outlasts a look, every few
+/// milliseconds otherwise, and sleeps while every worker is parked.
 ///
 /// Shutting down never drops a job: see ``shutdown(wait:)``.
 public final class ThreadPool: @unchecked Sendable {

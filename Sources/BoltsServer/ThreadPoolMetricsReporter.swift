@@ -18,9 +18,11 @@ import Synchronization
 /// | `parks` | `Counter` | `bolts_pool_parks_total` |
 /// | `backpressureYields` | `Counter` | `bolts_pool_backpressure_yields_total` |
 /// | `compensations` | `Counter` | `bolts_pool_compensations_total` |
+/// | `stalls` | `Counter` | `bolts_pool_stalls_total` |
 /// | `queueDepth` | `Gauge` | `bolts_pool_queue_depth` |
 /// | `threads` | `Gauge` | `bolts_pool_threads` |
 /// | `blocked` | `Gauge` | `bolts_pool_blocked_workers` |
+/// | `stalled` | `Gauge` | `bolts_pool_stalled_workers` |
 ///
 /// Every metric carries the dimension `("pool", pool.name)` and the dimensions given at
 /// creation. A counter is incremented by what its pool counter gained since the previous
@@ -50,9 +52,11 @@ public final class ThreadPoolMetricsReporter: Sendable {
     private let parks: Counter
     private let backpressureYields: Counter
     private let compensations: Counter
+    private let stalls: Counter
     private let queueDepth: Gauge
     private let threads: Gauge
     private let blocked: Gauge
+    private let stalled: Gauge
 
     /// The counters as last reported, or nil before the first sample. Held while a sample
     /// is reported, so that two concurrent samples cannot report the same gain twice.
@@ -90,9 +94,11 @@ public final class ThreadPoolMetricsReporter: Sendable {
         parks = counter("parks_total")
         backpressureYields = counter("backpressure_yields_total")
         compensations = counter("compensations_total")
+        stalls = counter("stalls_total")
         queueDepth = gauge("queue_depth")
         threads = gauge("threads")
         blocked = gauge("blocked_workers")
+        stalled = gauge("stalled_workers")
     }
 
     /// Takes one sample now and reports it: counters by their gain since the previous
@@ -116,9 +122,11 @@ public final class ThreadPoolMetricsReporter: Sendable {
             add(parks, \.parks)
             add(backpressureYields, \.backpressureYields)
             add(compensations, \.compensations)
+            add(stalls, \.stalls)
             queueDepth.record(Int64(clamping: now.queueDepth))
             threads.record(now.threads)
             blocked.record(now.blocked)
+            stalled.record(now.stalled)
             previous = now
         }
     }

@@ -142,10 +142,11 @@ struct BoltsNIOTests {
         let held = HeldWorker(of: pool)
         let done = BoltsTask<Void>.execute(.pool(pool)) {
             // Queued on this worker's own queue (the other worker is held: nobody takes it
-            // meanwhile). It takes 50 ms, so that futures completed inline would reach the
-            // loop first.
+            // meanwhile). It computes for 50 ms (a sleep would be a blocked job, whose queue
+            // the pool hands to another thread), so that futures completed inline would
+            // reach the loop first.
             pool.execute {
-                usleep(50_000)
+                busy(nanoseconds: 50_000_000)
                 queuedJobRan.withLock { $0 = true }
             }
             source.set(result: 7)

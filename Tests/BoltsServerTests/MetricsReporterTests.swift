@@ -2,6 +2,7 @@ import Bolts
 import BoltsTestSupport
 import BoltsServer
 import CoreMetrics
+import Glibc
 import MetricsTestKit
 import Synchronization
 import Testing
@@ -17,6 +18,7 @@ import Testing
             ("bolts_pool_parks_total", \.parks),
             ("bolts_pool_backpressure_yields_total", \.backpressureYields),
             ("bolts_pool_compensations_total", \.compensations),
+            ("bolts_pool_stalls_total", \.stalls),
         ]
     }
 
@@ -82,6 +84,29 @@ import Testing
         #expect(await eventually { pool.metrics.blocked == 0 })
         reporter.report()
         #expect(try metrics.expectGauge("bolts_pool_blocked_workers", dimensions).lastValue == 0)
+    }
+
+    @Test func aWorkerBlockedInAJobShowsInTheStallCounterAndGauge() async throws {
+        let pool = ThreadPool(threadCount: 1, name: "metrics-s")
+        defer { pool.shutdown() }
+        let metrics = TestMetrics()
+        let reporter = ThreadPoolMetricsReporter(pool: pool, factory: metrics)
+        let dimensions = [("pool", "metrics-s")]
+        let released = Atomic<Bool>(false)
+        let ranBehind = Atomic<Bool>(false)
+
+        // Asleep in a job, in a wait the pool cannot see, with a job queued behind it.
+        pool.execute { while !released.load(ordering: .acquiring) { usleep(200) } }
+        pool.execute { ranBehind.store(true, ordering: .releasing) }
+        #expect(await eventually { ranBehind.load(ordering: .acquiring) && pool.metrics.stalled == 1 })
+        reporter.report()
+        #expect(try metrics.expectGauge("bolts_pool_stalled_workers", dimensions).lastValue == 1)
+        #expect(try metrics.expectCounter("bolts_pool_stalls_total", dimensions).totalValue >= 1)
+
+        released.store(true, ordering: .releasing)
+        #expect(await eventually { pool.metrics.stalled == 0 && pool.metrics.blocked == 0 })
+        reporter.report()
+        #expect(try metrics.expectGauge("bolts_pool_stalled_workers", dimensions).lastValue == 0)
     }
 
     @Test func labelPrefixAndDimensionsAreUsed() throws {

@@ -1,21 +1,27 @@
 import Bolts
 import Dispatch
+import Glibc
+import Synchronization
 
-/// One worker of a pool, held in a job that waits on a semaphore (a wait the pool cannot see)
-/// until ``release()``: in a pool of two, the other worker's queue is then its own alone.
+/// One worker of a pool, held in a job until ``release()``: in a pool of two, the other
+/// worker's queue is then its own alone.
+///
+/// The job gives its CPU away in a loop (`sched_yield`) rather than sleeping: a worker asleep
+/// in a job while jobs wait is one the pool compensates for (a monitor thread brings in
+/// another thread, invariant I12 of the C core), while one that stays runnable is busy.
 package final class HeldWorker: Sendable {
-    private let gate = DispatchSemaphore(value: 0)
+    private let released = Atomic<Bool>(false)
 
     /// Holds one worker of `pool`; returns once the holding job runs.
     package init(of pool: ThreadPool) {
         let started = DispatchSemaphore(value: 0)
-        pool.execute { [gate] in
+        pool.execute { [self] in
             started.signal()
-            gate.wait()
+            while !self.released.load(ordering: .acquiring) { sched_yield() }
         }
         started.wait()
     }
 
-    /// Lets the held worker go. Call it once.
-    package func release() { gate.signal() }
+    /// Lets the held worker go.
+    package func release() { released.store(true, ordering: .releasing) }
 }

@@ -73,14 +73,13 @@ struct AwaitSpinStressTests {
         #expect(runs.value == rounds * 5_000)
     }
 
-    /// Against a task that stays queued (the pool's one worker is blocked where the pool
-    /// cannot see it): at most the first few calls spin, then one call in
+    /// Against a task that stays queued (the pool's one worker is held by a job that stays
+    /// runnable, so the pool brings in no other thread): at most the first few calls spin, then one call in
     /// BOLTS_TASK_AWAIT_SPIN_SKIP does; once the task has completed, a spin sees it and the
     /// thread spins at every call again.
     @Test func aThreadWhoseSpinsRunOutSkipsThemThenTriesAgain() {
         let pool = ThreadPool(threadCount: 1, name: "spin1")
-        let gate = DispatchSemaphore(value: 0)
-        pool.execute { gate.wait() }
+        let held = HeldWorker(of: pool)
         let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
         let skip = Int(BOLTS_TASK_AWAIT_SPIN_SKIP)
         let misses = Int(BOLTS_TASK_AWAIT_SPIN_MISSES)
@@ -96,7 +95,7 @@ struct AwaitSpinStressTests {
         let late = began.suffix(3)
         #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 == skip }, "spins begun at calls \(began)")
 
-        gate.signal()
+        held.release()
         #expect(task.waitUntilCompleted(timeout: 10))
         var sawCompletion = false
         for _ in 0..<skip {
@@ -118,8 +117,7 @@ struct AwaitSpinStressTests {
     @Test func cancelledAwaitersAndWorkersDoNotSpin() async throws {
         let pool = ThreadPool(threadCount: 1, name: "spin2")
         let other = ThreadPool(threadCount: 1, name: "spin3")
-        let gate = DispatchSemaphore(value: 0)
-        pool.execute { gate.wait() }
+        let held = HeldWorker(of: pool)
         let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
 
         // A task that a pool ran: a spin on it completes at once, which resets the calling
@@ -147,7 +145,7 @@ struct AwaitSpinStressTests {
         let workerDidNotSpin = try await onWorker.value
         #expect(workerDidNotSpin, "a worker of another pool does not spin")
 
-        gate.signal()
+        held.release()
         let value = try await task.value
         #expect(value == 7)
         pool.shutdown(wait: true)

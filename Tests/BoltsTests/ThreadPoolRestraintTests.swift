@@ -12,13 +12,6 @@ import Testing
 /// within the bound.
 @Suite(.serialized)
 struct ThreadPoolRestraintTests {
-    /// About `nanoseconds` of busy work: a submitter that takes this long between its
-    /// submissions (as a task spawning tasks does) gives an idle worker time to take each.
-    private static func busy(nanoseconds: UInt64) {
-        let end = DispatchTime.now().uptimeNanoseconds + nanoseconds
-        while DispatchTime.now().uptimeNanoseconds < end {}
-    }
-
     /// Runs `body` as a job of `pool` and waits for it.
     private static func onWorker(_ pool: ThreadPool, _ body: @escaping @Sendable () -> Void) {
         let done = DispatchSemaphore(value: 0)
@@ -106,8 +99,9 @@ struct ThreadPoolRestraintTests {
                 busy(nanoseconds: spacing)
             }
             if let blockFor {
-                // A plain sleep: not a Bolts wait, so the pool neither compensates nor
-                // marks the worker blocked; only its stalled activity tells.
+                // A plain sleep: not a Bolts wait, so the restraint learns of it from the
+                // owner's stalled activity (and the monitor, after BOLTS_POOL_BLOCKED_NS,
+                // from the thread's state: I12).
                 usleep(UInt32(blockFor / 1000))
                 counters.blockEnded.store(true, ordering: .releasing)
             }
@@ -205,7 +199,7 @@ struct ThreadPoolRestraintTests {
             Self.onWorker(pool) {
                 for i in 0..<count {
                     pool.execute {
-                        Self.busy(nanoseconds: 500)
+                        busy(nanoseconds: 500)
                         if i == sleeper {
                             usleep(200_000)
                             counters.blockEnded.store(true, ordering: .releasing)

@@ -289,6 +289,48 @@ struct ThreadPoolTests {
         #expect(pool.metrics.threads == 0)
     }
 
+    @Test func aJobBlockedWhereThePoolCannotSeeDoesNotDeadlockAPoolOfOne() {
+        // The job waits on a semaphore (not a Bolts wait, so the pool is not told) for a job
+        // queued behind it on the only worker: only the monitor's compensating thread can
+        // run that job (invariant I12).
+        let pool = ThreadPool(threadCount: 1, name: "sema")
+        for round in 0..<20 {
+            let semaphore = DispatchSemaphore(value: 0)
+            let done = ThreadPoolCountdown()
+            pool.execute {
+                semaphore.wait()
+                done.add()
+            }
+            if round % 2 == 1 { usleep(300) }  // queued before, or after, the first job sleeps
+            pool.execute {
+                semaphore.signal()
+                done.add()
+            }
+            #expect(done.wait(for: 2, seconds: 30), "round \(round)")
+        }
+        let metrics = pool.metrics
+        #expect(metrics.stalls >= 1)
+        #expect(metrics.compensations >= 1)
+        pool.shutdown()
+        #expect(pool.metrics.threads == 0)
+    }
+
+    @Test func aJobThatComputesLongIsNotTakenForBlocked() {
+        // 30 ms of computing (many times BOLTS_POOL_BLOCKED_NS) with a job queued behind it:
+        // the worker runs (or waits for a CPU) the whole time, so no thread is added for it.
+        let pool = ThreadPool(threadCount: 1, name: "compute")
+        let done = ThreadPoolCountdown()
+        pool.execute {
+            busy(nanoseconds: 30_000_000)
+            done.add()
+        }
+        usleep(1000)
+        pool.execute { done.add() }
+        #expect(done.wait(for: 2))
+        #expect(pool.metrics.stalls == 0)
+        pool.shutdown()
+    }
+
     @Test func everyWorkerBlockedOnALatchStillLetsTheReleasingJobRun() {
         let pool = ThreadPool(threadCount: 2, name: "latch")
         let executor = Executor.pool(pool)
@@ -342,14 +384,9 @@ struct ThreadPoolTests {
 
     @Test func anOutsideSubmitterYieldsPastTheBacklogBoundAndNothingIsDropped() {
         let pool = ThreadPool(threadCount: 1, name: "backlog")
-        let gate = DispatchSemaphore(value: 0)
-        let holding = ThreadPoolCountdown()
-        // The only worker is held (a semaphore, not a Bolts wait: no compensating thread).
-        pool.execute {
-            holding.add()
-            gate.wait()
-        }
-        #expect(holding.wait(for: 1))
+        // The only worker is held by a job that stays runnable: the pool brings in no
+        // compensating thread for it (I12).
+        let held = HeldWorker(of: pool)
         let bound = Int(BOLTS_POOL_BACKLOG_PER_WORKER)
         let sample = Int(BOLTS_POOL_BACKLOG_SAMPLE)
         let jobs = 3 * bound
@@ -369,7 +406,7 @@ struct ThreadPoolTests {
         #expect(queued.backpressureYields <= UInt64(jobs - bound + 1))
         #expect(queued.queueDepth == UInt64(jobs + 1))
         #expect(done.value.load(ordering: .acquiring) == 0)
-        gate.signal()
+        held.release()
         #expect(done.wait(for: jobs))
         #expect(hits.wrong().isEmpty)
         #expect(pool.metrics.rejected == 0)

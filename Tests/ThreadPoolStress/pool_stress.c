@@ -335,6 +335,87 @@ static void test_starved_queue(int rounds) {
 }
 
 
+/* ---- blocked where the pool cannot see it (I12) ----
+ * A job that sleeps until a job queued behind it has run (a foreign wait: no
+ * `bolts_task_wait`, so I6 knows nothing of it). With one worker only the monitor's
+ * compensating thread can run the second job; rounds vary the length of the block around
+ * BOLTS_POOL_BLOCKED_NS and whether the second job is queued before or after the first
+ * blocks, so that the monitor's mark races the job's end. Afterwards no worker may still
+ * count as blocked (every mark undone exactly once), and a job that computes for many
+ * times the bound, with work queued behind it, must not be taken for blocked. */
+static atomic_int fb_released;
+static atomic_long fb_done;
+static void fb_sleeper(void *ctx) {
+    long extra_us = (long)(uintptr_t)ctx;
+    /* Acquire: pairs with the releaser's store; then the sleep a driver's call would make. */
+    while (!atomic_load_explicit(&fb_released, memory_order_acquire)) usleep(200);
+    if (extra_us > 0) usleep((useconds_t)extra_us);
+    atomic_fetch_add_explicit(&fb_done, 1, memory_order_release);
+}
+static void fb_releaser(void *ctx) {
+    (void)ctx;
+    atomic_store_explicit(&fb_released, 1, memory_order_release);
+    atomic_fetch_add_explicit(&fb_done, 1, memory_order_release);
+}
+static void fb_compute(void *ctx) {
+    int64_t until = now() + (int64_t)(uintptr_t)ctx;
+    while (now() < until) { }
+    atomic_fetch_add_explicit(&fb_done, 1, memory_order_release);
+}
+static void fb_wait_done(long expected, const char *what, int round) {
+    int64_t t0 = now();
+    while (atomic_load_explicit(&fb_done, memory_order_acquire) < expected) {
+        if (now() - t0 > 5000000000LL) {
+            fprintf(stderr, "%s, round %d: a job queued behind a blocked worker did not run within 5 s\n", what, round);
+            abort();
+        }
+        usleep(100);
+    }
+}
+static void test_foreign_blocking(int rounds) {
+    bolts_pool_t *pool = bolts_pool_create(1, "fblock");
+    CHECK(pool != NULL);
+    int64_t worst = 0;
+    for (int round = 0; round < rounds; round++) {
+        atomic_store(&fb_released, 0);
+        atomic_store(&fb_done, 0);
+        long extra_us = (round % 4) * 600; /* blocks on after the release: 0 .. 1.8 ms */
+        int64_t t0 = now();
+        bolts_pool_submit(pool, bolts_job_create(fb_sleeper, (void *)(uintptr_t)extra_us));
+        if (round % 2) usleep(300); /* the releaser queued after the sleeper began, or before */
+        bolts_pool_submit(pool, bolts_job_create(fb_releaser, NULL));
+        fb_wait_done(2, "foreign blocking", round);
+        if (now() - t0 > worst) worst = now() - t0;
+    }
+    /* Several sleepers at once, each released by its own job queued behind them all. */
+    for (int round = 0; round < rounds / 10; round++) {
+        atomic_store(&fb_released, 0);
+        atomic_store(&fb_done, 0);
+        for (int i = 0; i < 4; i++) bolts_pool_submit(pool, bolts_job_create(fb_sleeper, (void *)(uintptr_t)0));
+        bolts_pool_submit(pool, bolts_job_create(fb_releaser, NULL));
+        fb_wait_done(5, "four sleepers", round);
+    }
+    usleep(50000); /* the last sleepers' workers are back, and the monitor has looked */
+    bolts_pool_metrics_t m;
+    bolts_pool_get_metrics(pool, &m);
+    CHECK(m.stalls > 0);
+    CHECK(m.blocked == 0 && m.stalled == 0);
+    CHECK(m.threads <= 1 + BOLTS_POOL_MAX_EXTRA_THREADS);
+    /* A job that computes for 30 ms with a job queued behind it is not blocked. */
+    uint64_t stalls = m.stalls;
+    atomic_store(&fb_done, 0);
+    bolts_pool_submit(pool, bolts_job_create(fb_compute, (void *)(uintptr_t)30000000));
+    usleep(1000);
+    bolts_pool_submit(pool, bolts_job_create(fb_releaser, NULL));
+    fb_wait_done(2, "computing job", 0);
+    bolts_pool_get_metrics(pool, &m);
+    CHECK(m.stalls == stalls);
+    CHECK(bolts_pool_shutdown(pool, true) == 0);
+    bolts_pool_release(pool);
+    printf("blocked outside the pool's knowledge (%d rounds): ok, slowest round %.2f ms, %llu stalls\n", rounds,
+           worst / 1e6, (unsigned long long)stalls);
+}
+
 /* ---- ramp-up (I5): two jobs queued together, each waiting until the other started ----
  * They pass only if both workers run them at once: the job queued behind the first must
  * not wait for it (finding F6 in Model/FINDINGS.md). The main thread's pauses between
@@ -673,6 +754,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "hops") == 0) { test_hops(400000); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
+    if (argc > 1 && strcmp(argv[1], "foreign") == 0) { test_foreign_blocking(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
     test_shutdown_in_flight();
@@ -681,6 +763,7 @@ int main(int argc, char **argv) {
     test_serial();
     test_shutdown_race();
     test_starved_queue(10);
+    test_foreign_blocking(200);
     test_ramp(20000);
     test_idle_spin_yields(400);
     test_hops(400000);

@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 rt="$here/../../CSupport/CBoltsRuntime"
 out=${TMPDIR:-/tmp}/bolts-pool-stress
 mkdir -p "$out"
-src="$rt/job.c $rt/task.c $rt/token.c $rt/pool.c $rt/pool_serial.c $rt/pool_blocks.c $here/pool_stress.c"
+src="$rt/job.c $rt/task.c $rt/token.c $rt/pool.c $rt/pool_monitor.c $rt/pool_serial.c $rt/pool_blocks.c $here/pool_stress.c"
 libs="-lurcu-memb -lurcu-common -lurcu-cds -lpthread"
 inc="-I$rt/include -I$rt"
 cc=${CC:-clang}

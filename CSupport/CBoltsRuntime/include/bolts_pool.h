@@ -12,7 +12,8 @@
  * suspended on a pool's task; scanning less often after BOLTS_POOL_SPIN_EAGER_NS, and, built with
  * BOLTS_POOL_SPIN_YIELD, giving the CPU once there to any thread waiting for it), then park
  * on a futex. Submitters from outside the pool yield their time slice while its backlog
- * is over a bound (I8). The tunable constants are defined below the synchronization
+ * is over a bound (I8). A monitor thread per pool brings in a compensating thread for a
+ * worker blocked in a job where the pool cannot see it (I12). The tunable constants are defined below the synchronization
  * table, each overridable with -D at build time; comments (here and in Swift) cite them
  * by name, never by value.
  *
@@ -104,6 +105,23 @@
  *      A claimer's wake (an outside submission, I5's ramp-up, shutdown) reaches a
  *      restrained worker as any other, and an outside job is never held back. A
  *      heuristic with a bound, like I9 and I10.
+ *  I12 A worker blocked in a job where the pool cannot see it (a system call, a lock, a
+ *      foreign wait) is compensated like a wait of I6, without the job's cooperation:
+ *      the pool's monitor thread (pool_monitor.c) marks a worker `stalled` once it has
+ *      held one job for BOLTS_POOL_BLOCKED_NS, running for less than half of its last
+ *      observed window (its thread's CPU clock) and asleep when looked at (neither
+ *      running nor waiting for a CPU), while some queue holds a job; marking takes the worker out of `unblocked`, and below N a
+ *      spare or a new thread comes in (I6's path, up to BOLTS_POOL_MAX_EXTRA_THREADS).
+ *      Exactly one of the worker (after its job, or when the job enters a wait of I6,
+ *      which then takes the count over) and the monitor (seeing it out of the job)
+ *      clears the mark, with an exchange, and puts the worker back; the compensating
+ *      thread then retires as in I6. A job that computes or is pre-empted is never
+ *      marked, so CPU-bound jobs add no thread. The monitor looks every
+ *      BOLTS_POOL_BLOCKED_NS / 2 while a job outlasts a look, backs off to
+ *      BOLTS_POOL_MONITOR_QUIET_NS while none does, and sleeps while every active worker
+ *      is parked: it publishes that it sleeps (seq_cst), fences and re-reads the parked
+ *      bits; a worker whose bit was cleared (seq_cst RMW) fences and reads that flag
+ *      (store-buffering pair), so no worker runs while the monitor sleeps unwoken.
  *
  * Synchronization
  *   | operation            | may run concurrently with           | ordering it relies on                  |
@@ -131,6 +149,10 @@
  *   |                      |                                     | raised before the enqueue and the taken |
  *   |                      |                                     | counts after the dequeue, so an outside |
  *   |                      |                                     | job in the queue is never missed        |
+ *   | monitor (I12)        | workers' jobs, parks, I6 waits      | relaxed loads of job counts and flags   |
+ *   |                      |                                     | (a hint); `stalled` cleared only by an  |
+ *   |                      |                                     | exchange; its sleep flag seq_cst + fence|
+ *   |                      |                                     | against bit clears (seq_cst) + fence    |
  *   | shutdown             | submits, workers, metrics           | state CAS seq_cst + seq_cst fence (I7)  |
  *   | metrics              | everything                          | relaxed counters: a snapshot, not a     |
  *   |                      |                                     | consistent cut                          |
@@ -283,6 +305,19 @@ typedef struct bolts_pool bolts_pool_t;
 #define BOLTS_POOL_RESTRAIN_PARK_MAX_NS 1600000
 #endif
 
+/** Blocked workers (I12): nanoseconds a worker must have held one job, mostly off the CPU,
+ *  before the monitor compensates for it (0: a build without the monitor). Why 1 ms, and
+ *  not Go's 20 us or .NET's 500 ms: see pool_monitor.c. */
+#ifndef BOLTS_POOL_BLOCKED_NS
+#define BOLTS_POOL_BLOCKED_NS 1000000
+#endif
+
+/** Blocked workers (I12): the longest the monitor sleeps between two looks while no job
+ *  outlasts one look (its looks start BOLTS_POOL_BLOCKED_NS / 2 apart and double). */
+#ifndef BOLTS_POOL_MONITOR_QUIET_NS
+#define BOLTS_POOL_MONITOR_QUIET_NS 8000000
+#endif
+
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
 #ifndef BOLTS_SERIAL_BATCH
 #define BOLTS_SERIAL_BATCH 128
@@ -305,17 +340,23 @@ typedef struct bolts_pool_metrics {
     /** Times a submitter from outside the pool yielded its time slice because the
      *  backlog was over the bound (invariant I8). */
     uint64_t backpressure_yields;
-    /** Compensating workers started or woken because a worker blocked. */
+    /** Compensating workers started or woken because a worker blocked (I6 or I12). */
     uint64_t compensations;
+    /** Times the monitor found a worker blocked in a job where the pool could not see it
+     *  (I12), and counted it as blocked. */
+    uint64_t stalls;
     /** Jobs accepted but not yet started (submitted - executed, clamped at 0). */
     uint64_t queue_depth;
     /** Worker threads alive, including spares kept for the next blocking worker. */
     uint32_t threads;
-    /** Workers blocked in a wait (`bolts_task_wait`) right now. */
+    /** Workers counted as blocked right now: in a wait (`bolts_task_wait`, I6) or, found
+     *  by the monitor, in a job (I12). */
     uint32_t blocked;
+    /** Of those, the workers the monitor found blocked in a job (I12). */
+    uint32_t stalled;
 } bolts_pool_metrics_t;
 
-/** Upper bound on compensating threads a pool starts beyond its N workers. */
+/** Upper bound on compensating threads a pool starts beyond its N workers (I6, I12). */
 #define BOLTS_POOL_MAX_EXTRA_THREADS 256
 
 /** Largest N a pool accepts (`bolts_pool_create` fails with EINVAL above it). */
