@@ -180,51 +180,72 @@ struct check_race : task_test<check_race, 3> {
     }
 };
 
+/* Waits (relaxed, yielding) until the waiter thread has allocated its record, i.e. is
+ * past its spin and about to push: the `-sleep` checks complete only then, so that every
+ * execution takes the push, sleep and wake path (most completions otherwise land during
+ * the spin). */
+static void await_waiter_past_spin(void) {
+    while (shim_waiter_allocated->load(mo_relaxed, $) == 0) rl::yield(1, $);
+}
+
 /* task-waiter: an untimed waiter, an adder and a completer; the waiter returns (no lost
- * wake-up) and sees the payload; its record is freed once. */
-struct check_waiter : task_test<check_waiter, 3> {
+ * wake-up) and sees the payload; its record is freed once. task-waiter-sleep: the
+ * completer starts once the waiter is past its spin. */
+template <bool Sleep> struct check_waiter : task_test<check_waiter<Sleep>, 3> {
+    typedef task_test<check_waiter<Sleep>, 3> base;
     probe *a;
+    rl::atomic<int> allocated;
     void before() {
-        task_test::before();
+        base::before();
         a = new_probe();
+        allocated.store(0, mo_relaxed, $);
+        shim_waiter_allocated = Sleep ? &allocated : NULL;
     }
     void thread(unsigned i) {
         if (i == 0) {
             add_probe(g.task, a);
         } else if (i == 1) {
-            complete(g.task, &payload, 42, BOLTS_SUCCESS);
+            if (Sleep) await_waiter_past_spin();
+            complete(g.task, &this->payload, 42, BOLTS_SUCCESS);
         } else {
             RL_ASSERT(bolts_task_wait(g.task, -1));
-            RL_ASSERT(payload($) == 42);
+            RL_ASSERT(this->payload($) == 42);
         }
     }
     void after() {
-        check_all_ran_once_in_order();
-        finish();
+        shim_waiter_allocated = NULL;
+        this->check_all_ran_once_in_order();
+        this->finish();
     }
 };
 
 /* task-timed-waiter: a wait that may give up (timeout of a few clock reads; the modelled
  * futex may also time out at any moment) while the completer fires: the waiter record is
  * freed exactly once, by whichever side drops the last reference. */
-struct check_timed_waiter : task_test<check_timed_waiter, 3> {
+template <bool Sleep> struct check_timed_waiter : task_test<check_timed_waiter<Sleep>, 3> {
+    typedef task_test<check_timed_waiter<Sleep>, 3> base;
     probe *a;
+    rl::atomic<int> allocated;
     void before() {
-        task_test::before();
+        base::before();
         a = new_probe();
+        allocated.store(0, mo_relaxed, $);
+        shim_waiter_allocated = Sleep ? &allocated : NULL;
     }
     void thread(unsigned i) {
         if (i == 0) {
             add_probe(g.task, a);
         } else if (i == 1) {
-            complete(g.task, &payload, 42, BOLTS_SUCCESS);
+            if (Sleep) await_waiter_past_spin();
+            complete(g.task, &this->payload, 42, BOLTS_SUCCESS);
         } else {
-            if (bolts_task_wait(g.task, 3000)) RL_ASSERT(payload($) == 42);
+            if (bolts_task_wait(g.task, 3000)) RL_ASSERT(this->payload($) == 42);
         }
     }
     void after() {
-        check_all_ran_once_in_order();
-        finish();
+        shim_waiter_allocated = NULL;
+        this->check_all_ran_once_in_order();
+        this->finish();
     }
 };
 
@@ -382,8 +403,10 @@ int main(int argc, char **argv) {
     bool ok;
     if (!strcmp(name, "task-adders")) ok = run_check<check_adders>(name, n);
     else if (!strcmp(name, "task-race")) ok = run_check<check_race>(name, n);
-    else if (!strcmp(name, "task-waiter")) ok = run_check<check_waiter>(name, n);
-    else if (!strcmp(name, "task-timed-waiter")) ok = run_check<check_timed_waiter>(name, n);
+    else if (!strcmp(name, "task-waiter")) ok = run_check<check_waiter<false>>(name, n);
+    else if (!strcmp(name, "task-waiter-sleep")) ok = run_check<check_waiter<true>>(name, n);
+    else if (!strcmp(name, "task-timed-waiter")) ok = run_check<check_timed_waiter<false>>(name, n);
+    else if (!strcmp(name, "task-timed-waiter-sleep")) ok = run_check<check_timed_waiter<true>>(name, n);
     else if (!strcmp(name, "task-trampoline")) ok = run_check<check_trampoline>(name, n);
     else if (!strcmp(name, "whenall-join")) ok = run_check<check_whenall_join>(name, n);
     else if (!strcmp(name, "whenany-countdown")) ok = run_check<check_whenany_countdown>(name, n);

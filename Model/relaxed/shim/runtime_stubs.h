@@ -7,7 +7,15 @@
 #ifndef BOLTS_RELACY_RUNTIME_STUBS_H
 #define BOLTS_RELACY_RUNTIME_STUBS_H
 
-void *bolts_pool_block_alloc(void) { return shim_alloc(BOLTS_POOL_BLOCK_SIZE, SHIM_POOL_BLOCK); }
+/* Set by a harness that wants to know when `bolts_task_wait` is past its spin: the waiter
+ * record is the only pool block a wait allocates, right before pushing it (the same point
+ * Model/regress/deep_wait.c uses). Relaxed: a scheduling signal that orders nothing. */
+static rl::atomic<int> *shim_waiter_allocated;
+
+void *bolts_pool_block_alloc(void) {
+    if (shim_waiter_allocated != NULL) shim_waiter_allocated->store(1, mo_relaxed, $);
+    return shim_alloc(BOLTS_POOL_BLOCK_SIZE, SHIM_POOL_BLOCK);
+}
 void bolts_pool_block_free(void *block) { shim_release(block, SHIM_POOL_BLOCK, $); }
 void *bolts__block_alloc(void) { return shim_alloc(BOLTS_BLOCK_SIZE, SHIM_BLOCK); }
 void bolts__block_free(void *block) { shim_release(block, SHIM_BLOCK, $); }
