@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Relaxed-memory checks of the C core with Relacy (README.md beside this file): the task
 # state word and continuation stack, the trampoline, the whenAll join and the whenAnySuccess
-# countdown (task_check.cpp), and cancellation with its RCU-protected list (token_check.cpp),
-# each run on the project's own C sources as they are in the checkout; then every mutant (one
+# countdown (task_check.cpp), cancellation with its RCU-protected list (token_check.cpp), and
+# the pool's submit, park and wake, steal, shutdown and compensation (pool_check.cpp), each
+# run on the project's own C sources as they are in the checkout; then every mutant (one
 # weakened order, or one missing step, applied by sed to a copy of one function), each of
 # which must be caught.
 #
@@ -11,12 +12,14 @@
 #   RELAXED_ONLY=token Model/relaxed/run.sh       # checks and mutants whose name contains "token"
 #
 # Environment (optional): RELAXED_ITERATIONS (random-scheduler iterations per check, default
-# 100000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
+# 100000), RELAXED_POOL_ITERATIONS (the same for the pool checks, whose executions are a
+# hundred times longer: workers spin and park; default 5000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
 # directory). Exit status 0 only when every check passes and every mutant is caught.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 iterations="${RELAXED_ITERATIONS:-100000}"
+pool_iterations="${RELAXED_POOL_ITERATIONS:-5000}"
 only="${RELAXED_ONLY:-}"
 work="${RELAXED_WORK_DIR:-$(mktemp -d -t bolts-relaxed.XXXXXX)}"
 mkdir -p "$work"
@@ -79,7 +82,7 @@ failure_kind() {
 
 base="$work/base"
 prepare "$base"
-for h in task_check token_check; do
+for h in task_check token_check pool_check; do
     build "$base" "$h" || { echo "build of $h failed:"; cat "$base/$h.build.log"; exit 1; }
 done
 
@@ -97,18 +100,24 @@ checks=(
     "token_check token-dispose"
     "token_check token-two-cancellers"
     "token_check token-dispose-vs-cancel"
+    "pool_check pool-two-submitters"
+    "pool_check pool-shutdown-race"
+    "pool_check pool-compensation"
 )
+# iterations_for HARNESS
+iterations_for() { [ "$1" = pool_check ] && echo "$pool_iterations" || echo "$iterations"; }
 
-echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each)"
+echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each; pool: $pool_iterations)"
 for c in "${checks[@]}"; do
     set -- $c
     [ -z "$only" ] || [[ "$2" == *"$only"* ]] || continue
     t0=$(date +%s)
-    if nice -n 19 "$base/$1" "$2" "$iterations" > "$work/$2.log" 2>&1; then
-        report "$2" ok $(( $(date +%s) - t0 )) "$(grep -m 1 '^iterations:' "$work/$2.log")"
+    if nice -n 19 "$base/$1" "$2" "$(iterations_for "$1")" > "$work/$2.log" 2>&1; then
+        report "$2" ok $(( $(date +%s) - t0 )) "$(grep -a -m 1 '^iterations:' "$work/$2.log")"
     else
         report "$2" FAILED $(( $(date +%s) - t0 )) "$(failure_kind "$work/$2.log") (log: $work/$2.log)"
-        sed -n '1,400p' "$work/$2.log"
+        grep -a -v '^\[' "$work/$2.log" | sed -n '1,20p'
+        echo "(the execution history is in the log)"
         status=1
     fi
 done
@@ -125,6 +134,8 @@ mutants=(
     "mutant-token-cancelled-relaxed|token.c|^bool bolts_token_cancel|s/TOKEN_CANCELLED, memory_order_release/TOKEN_CANCELLED, memory_order_relaxed/|token_check|token-register-vs-cancel"
     "mutant-token-register-relaxed-load|token.c|^bolts_token_registration_t \*bolts_token_register|s/(\&t->state, memory_order_acquire)/(\&t->state, memory_order_relaxed)/|token_check|token-register-vs-cancel"
     "mutant-token-ran-relaxed|token.c|^static void token_run_handlers|s/REG_RAN, memory_order_release/REG_RAN, memory_order_relaxed/|token_check|token-dispose"
+    "mutant-pool-take-release-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|pool-two-submitters"
+    "mutant-pool-take-acquire-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|pool-two-submitters"
     "mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|token-dispose"
 )
 
@@ -150,7 +161,7 @@ run_mutant() {
         printf "%-44s %-11s %6s s   %s\n" "$name" BUILD-FAILED $(( $(date +%s) - t0 )) "$dir/$harness.build.log"
         return
     fi
-    if nice -n 19 "$dir/$harness" "$check" "$iterations" > "$dir/run.log" 2>&1; then
+    if nice -n 19 "$dir/$harness" "$check" "$(iterations_for "$harness")" > "$dir/run.log" 2>&1; then
         printf "%-44s %-11s %6s s   %s\n" "$name" NOT-CAUGHT $(( $(date +%s) - t0 )) "$check passed on the mutant"
     else
         printf "%-44s %-11s %6s s   %s\n" "$name" caught $(( $(date +%s) - t0 )) \

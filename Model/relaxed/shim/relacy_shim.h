@@ -19,10 +19,11 @@
  *
  * What is modelled (each is a call the C code makes that cannot run inside Relacy):
  * - `syscall(SYS_futex, …)` (platform.h's futex wait and wake): a full fence (the kernel's
- *   barrier on both sides), then, for WAIT, a relaxed read of the word and, if it still
- *   holds the expected value, a sleep on the word's Relacy atomic in the same scheduling
- *   step (the kernel checks and queues atomically); spurious returns allowed, and a timed
- *   wait may time out at any moment. WAKE wakes up to `count` sleepers of that word.
+ *   barrier on both sides), then, for WAIT, a read of the word's latest value (a relaxed
+ *   read-modify-write that adds zero) and, if it still holds the expected value, a sleep on
+ *   the word's Relacy atomic in the same scheduling step (the kernel checks and queues
+ *   atomically); spurious returns allowed, and a timed wait may time out at any moment.
+ *   WAKE wakes up to `count` sleepers of that word.
  * - `clock_gettime`: a clock that advances 1 µs per read.
  * - `sched_yield` and the spin hint (`__builtin_ia32_pause`): a Relacy yield.
  * - `malloc`/`free` and the runtime's block allocators (pool_blocks.c is not compiled):
@@ -89,15 +90,28 @@ using rl::mo_seq_cst;
 /* ---- Atomics -------------------------------------------------------------------------- */
 
 template <class T> struct shim_atomic {
-    T raw; /* never read as the value: only the size and alignment of the C type */
+    /* The C type's size and alignment; read as the value only when a static object is
+     * first used (its initializer). */
+    T raw;
+    shim_atomic() = default;
+    shim_atomic(T v) : raw(v) {}
 };
 #define _Atomic(T) shim_atomic<T>
+typedef shim_atomic<unsigned> atomic_uint;
+typedef shim_atomic<int> atomic_int;
+typedef shim_atomic<bool> atomic_bool;
+typedef shim_atomic<unsigned char> atomic_uchar;
+typedef shim_atomic<long> atomic_long;
 
 struct shim_cell_base {
     virtual ~shim_cell_base() {}
 };
+/* Relacy's atomic with "strong" initialization: created holding zero, a value every thread
+ * may read (as memory zeroed before the object is shared: the pool's memset and calloc).
+ * Any other first value is a store by the creating thread. */
+template <class T> using shim_rl_atomic = rl::generic_atomic<T, true>;
 template <class T> struct shim_cell : shim_cell_base {
-    rl::atomic<T> a;
+    shim_rl_atomic<T> a;
 };
 
 /* The shim's own containers allocate with the C library directly: Relacy replaces the
@@ -136,23 +150,23 @@ static void shim_cell_destroy(shim_cell_base *c) {
     (::free)(c);
 }
 
-template <class T> static rl::atomic<T> &shim_make_cell(const shim_atomic<T> *p, T value) {
+template <class T> static shim_rl_atomic<T> &shim_make_cell(const shim_atomic<T> *p, T value) {
 #pragma push_macro("new")
 #undef new
     shim_cell<T> *c = new ((::malloc)(sizeof(shim_cell<T>))) shim_cell<T>;
 #pragma pop_macro("new")
-    c->a.store(value, mo_relaxed, $);
+    if (value != T()) c->a.store(value, mo_relaxed, $);
     shim_cells[p] = c;
     return c->a;
 }
 
-template <class T> static rl::atomic<T> &shim_cell_of(const shim_atomic<T> *p) {
+template <class T> static shim_rl_atomic<T> &shim_cell_of(const shim_atomic<T> *p) {
     RL_ASSERT(!shim_in_freed_block(p) && "atomic access to a freed block");
     auto it = shim_cells.find(p);
-    /* First use without atomic_init: a static object, zero-initialized. Relacy sees the
-     * zero only in threads ordered after this first use: a harness initializes the
-     * static atomics its threads share in `before`. */
-    if (it == shim_cells.end()) return shim_make_cell<T>(p, T());
+    /* First use without atomic_init: memory zeroed before it was shared, or a static
+     * object (a non-zero initializer is a store by this thread: a harness initializes
+     * the static atomics its threads share in `before`). */
+    if (it == shim_cells.end()) return shim_make_cell<T>(p, p->raw);
     return static_cast<shim_cell<T> *>(it->second)->a;
 }
 
@@ -254,7 +268,13 @@ static void shim_memory_clear(void) {
     shim_blocks.clear();
 }
 
+static void *shim_calloc(size_t n, size_t size) {
+    void *p = shim_alloc(n * size, SHIM_MALLOC);
+    memset(p, 0, n * size);
+    return p;
+}
 #define malloc(n) shim_alloc((n), SHIM_MALLOC)
+#define calloc(n, size) shim_calloc((n), (size))
 #define aligned_alloc(a, n) shim_alloc((n), SHIM_MALLOC)
 #define free(p) shim_release((p), SHIM_MALLOC, $)
 
@@ -268,11 +288,16 @@ static long shim_syscall(rl::debug_info_param info, long nr, ...) {
     uint32_t val = va_arg(ap, uint32_t);
     const struct timespec *ts = va_arg(ap, const struct timespec *);
     va_end(ap);
-    rl::atomic<uint32_t> &a = shim_cell_of((const shim_atomic<uint32_t> *)(void *)word);
+    shim_rl_atomic<uint32_t> &a = shim_cell_of((const shim_atomic<uint32_t> *)(void *)word);
     rl::context &c = rl::ctx();
     (rl::atomic_thread_fence)(mo_seq_cst, info);
     if (op == FUTEX_WAIT_PRIVATE) {
-        if (a.load(mo_relaxed, info) != val) return -1;
+        /* The kernel compares the word's current value under its bucket lock, which every
+         * waker of the word takes too: a read-modify-write that changes nothing reads the
+         * latest value in the word's modification order, as the kernel does (a relaxed load
+         * could return a value older than a wake that already happened). Relaxed: the check
+         * orders no other memory. */
+        if (a.fetch_add(0, mo_relaxed, info) != val) return -1;
         a.wait(c, ts != NULL, true, info);
         return 0;
     }

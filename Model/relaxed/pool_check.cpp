@@ -1,0 +1,238 @@
+/*
+ * Relacy checks of the thread pool (pool.c) under Relacy's full relaxed memory model, on
+ * the project's own C code: job.c, task.c and pool.c compiled into this file through the
+ * shim (shim/relacy_shim.h: futex, clock, spin hint, allocators, per-thread variables;
+ * shim/urcu/wfcqueue.h: liburcu's wait-free queue as documented; shim/pool_stubs.h: worker
+ * threads as Relacy dynamic threads, and the monitor of I12 (pool_monitor.c) not modelled:
+ * its thread reads /proc and sleeps on a clock).
+ *
+ * Every check asserts, in every explored execution:
+ * - each job runs exactly once, and sees what its submitter wrote before submitting (a
+ *   Relacy variable: a missing happens-before edge is a data race);
+ * - no job waits in a queue while every worker sleeps: the submitters wait for their jobs
+ *   on tasks (futex), so a job left behind with every worker parked leaves every thread
+ *   asleep, which Relacy reports as a deadlock;
+ * - shutdown reaches the end of every worker (`bolts_pool_shutdown(pool, true)` returns);
+ * - no block is used after its free or freed twice, and every block is freed at the end.
+ *
+ * Usage: pool_check CHECK ITERATIONS
+ */
+#include "shim/relacy_shim.h"
+
+#define tls (*shim_job_tls())
+#include "job.c"
+#undef tls
+static thread_state_t shim_job_tls_copies[16];
+static thread_state_t *shim_job_tls() { return &shim_job_tls_copies[rl::thread_index()]; }
+
+#include "task.c"
+#include "shim/pool_stubs.h"
+
+/* pool.c's per-thread variables that the protocols read: the worker's slot, its blocking
+ * depth (I6), the yield request of its job. One copy per Relacy thread; the others
+ * (submission rotation, backpressure sampling, the hop heuristic) stay shared, which only
+ * changes which queue or which wait a heuristic picks. */
+#define tl_slot (*shim_tl_slot())
+#define tl_block_depth (*shim_tl_block_depth())
+#define tl_yield_after_job (*shim_tl_yield_after_job())
+#include "pool.c"
+#undef tl_slot
+#undef tl_block_depth
+#undef tl_yield_after_job
+static struct bolts_pool_slot *shim_tl_slot_copies[16];
+static uint32_t shim_tl_block_depth_copies[16];
+static bool shim_tl_yield_copies[16];
+static struct bolts_pool_slot **shim_tl_slot() { return &shim_tl_slot_copies[rl::thread_index()]; }
+static uint32_t *shim_tl_block_depth() { return &shim_tl_block_depth_copies[rl::thread_index()]; }
+static bool *shim_tl_yield_after_job() { return &shim_tl_yield_copies[rl::thread_index()]; }
+
+/* ---- Stubs: allocators, the monitor ---------------------------------------------------- */
+void *bolts_pool_block_alloc(void) { return shim_alloc(BOLTS_POOL_BLOCK_SIZE, SHIM_POOL_BLOCK); }
+void bolts_pool_block_free(void *block) { shim_release(block, SHIM_POOL_BLOCK, $); }
+void *bolts__block_alloc(void) { return shim_alloc(BOLTS_BLOCK_SIZE, SHIM_BLOCK); }
+void bolts__block_free(void *block) { shim_release(block, SHIM_BLOCK, $); }
+bool bolts__pool_monitor_start(struct bolts_pool *pool) {
+    (void)pool;
+    return false;
+}
+void bolts__pool_monitor_resume(struct bolts_pool *pool) { (void)pool; }
+void bolts__pool_monitor_close(struct bolts_pool *pool) { (void)pool; }
+void bolts__pool_stall_over(struct bolts_pool_slot *slot) { (void)slot; }
+
+/* ---- One iteration's state -------------------------------------------------------------- */
+enum { JOBS = 4 };
+
+struct pool_job {
+    int ran;
+    rl::var<int> *mark;    /* written by the submitter before submitting */
+    bolts_task_t *done;    /* completed by the job */
+    bolts_task_t *wait_on; /* the job waits for this task first (compensation), or NULL */
+};
+
+static struct {
+    pool_job jobs[JOBS];
+    rl::atomic<bolts_pool_t *> *pool; /* handed from the creating thread to the others */
+} g;
+
+static void reset_iteration(bool destroy) {
+    shim_iteration_reset(destroy);
+    memset(shim_job_tls_copies, 0, sizeof shim_job_tls_copies);
+    memset(shim_tl_slot_copies, 0, sizeof shim_tl_slot_copies);
+    memset(shim_tl_block_depth_copies, 0, sizeof shim_tl_block_depth_copies);
+    memset(shim_tl_yield_copies, 0, sizeof shim_tl_yield_copies);
+}
+
+/* pool.c's static atomics, initialized where every thread sees them (see the shim). */
+static void init_pool_statics(void) {
+    atomic_init(&awaiter_suspended_ns, INT64_MIN / 2);
+#if BOLTS_POOL_SPIN_YIELD
+    atomic_init(&awaiter_seen_ns, INT64_MIN / 2);
+    atomic_init(&awaiters_suspended, 0);
+#endif
+    atomic_init(&hops_finished, 0);
+}
+
+static void pool_job_run(void *context) {
+    pool_job *j = (pool_job *)context;
+    RL_ASSERT((*j->mark)($) == 1);
+    if (j->wait_on != NULL) RL_ASSERT(bolts_task_wait(j->wait_on, -1));
+    j->ran++;
+    RL_ASSERT(bolts_task_claim(j->done));
+    bolts_task_publish(j->done, BOLTS_SUCCESS);
+}
+
+static void submit(bolts_pool_t *pool, int k, bool hop) {
+    (*g.jobs[k].mark)($) = 1;
+    bolts_job_t *job = bolts_job_create(pool_job_run, &g.jobs[k]);
+    if (hop) bolts_pool_submit_hop(pool, job);
+    else bolts_pool_submit(pool, job);
+}
+
+static bolts_pool_t *await_pool(void) {
+    bolts_pool_t *pool;
+    while ((pool = g.pool->load(mo_acquire, $)) == NULL) rl::yield(1, $);
+    return pool;
+}
+
+template <class Derived, int Threads, int Dynamic> struct pool_test : rl::test_suite<Derived, Threads> {
+    static const rl::thread_id_t dynamic_thread_count = Dynamic;
+    rl::var<int> marks[JOBS];
+    rl::atomic<bolts_pool_t *> pool_handoff;
+    int njobs;
+    void setup(int n) {
+        reset_iteration(false);
+        init_pool_statics();
+        njobs = n;
+        pool_handoff.store(NULL, mo_relaxed, $);
+        g.pool = &pool_handoff;
+        for (int k = 0; k < JOBS; k++) {
+            marks[k]($) = 0;
+            g.jobs[k].ran = 0;
+            g.jobs[k].mark = &marks[k];
+            g.jobs[k].done = k < n ? bolts_task_create() : NULL;
+            g.jobs[k].wait_on = NULL;
+        }
+    }
+    void finish() {
+        for (int k = 0; k < njobs; k++) {
+            RL_ASSERT(g.jobs[k].ran == 1);
+            bolts_task_destroy(g.jobs[k].done);
+        }
+        RL_ASSERT(shim_live_blocks() == 0);
+        reset_iteration(true);
+    }
+};
+
+/* pool-two-submitters: a pool of 2 workers; two threads submit two jobs each (one of them
+ * as hops from off the pool), racing the workers' spins, parks and steals; the creator
+ * waits for every job, then shuts the pool down and waits for its workers to end. */
+struct check_two_submitters : pool_test<check_two_submitters, 2, 2> {
+    void before() { setup(4); }
+    void thread(unsigned i) {
+        if (i == 0) {
+            bolts_pool_t *pool = bolts_pool_create(2, "relacy");
+            g.pool->store(pool, mo_release, $);
+            submit(pool, 0, false);
+            submit(pool, 1, false);
+            for (int k = 0; k < 4; k++) RL_ASSERT(bolts_task_wait(g.jobs[k].done, -1));
+            RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+            bolts_pool_release(pool);
+        } else {
+            bolts_pool_t *pool = await_pool();
+            submit(pool, 2, true);
+            submit(pool, 3, true);
+        }
+    }
+    void after() { finish(); }
+};
+
+/* pool-shutdown-race: a job submitted while the pool shuts down runs exactly once (on a
+ * worker, in the shutdown's sweep, or in place after a refusal: I7), and every worker
+ * ends. */
+struct check_shutdown_race : pool_test<check_shutdown_race, 2, 2> {
+    void before() { setup(2); }
+    void thread(unsigned i) {
+        if (i == 0) {
+            bolts_pool_t *pool = bolts_pool_create(2, "relacy");
+            g.pool->store(pool, mo_release, $);
+            submit(pool, 0, false);
+            RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+            bolts_pool_release(pool);
+        } else {
+            bolts_pool_t *pool = await_pool();
+            submit(pool, 1, false);
+        }
+    }
+    void after() { finish(); }
+};
+
+/* pool-compensation: a pool of 1; job 0 waits for the task that job 1, queued behind it,
+ * completes (I6): the blocking hook brings a compensating thread that runs job 1. */
+struct check_compensation : pool_test<check_compensation, 1, 3> {
+    void before() {
+        setup(2);
+        g.jobs[0].wait_on = g.jobs[1].done;
+    }
+    void thread(unsigned i) {
+        (void)i;
+        bolts_pool_t *pool = bolts_pool_create(1, "relacy");
+        g.pool->store(pool, mo_release, $);
+        submit(pool, 0, false);
+        submit(pool, 1, false);
+        RL_ASSERT(bolts_task_wait(g.jobs[0].done, -1));
+        RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+        bolts_pool_release(pool);
+    }
+    void after() { finish(); }
+};
+
+template <class T> static bool run_check(const char *name, int iterations) {
+    rl::test_params p;
+    p.iteration_count = iterations;
+    p.search_type = rl::random_scheduler_type;
+    p.execution_depth_limit = 200000;
+    printf("%s: %d iterations, random scheduler\n", name, iterations);
+    fflush(stdout);
+    return rl::simulate<T>(p);
+}
+
+int main(int argc, char **argv) {
+    /* pool.c says on stderr, for every pool, that its monitor could not start (the stub's
+     * answer); Relacy reports on stdout. */
+    if (freopen("/dev/null", "w", stderr) == NULL) return 2;
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s CHECK ITERATIONS\n", argv[0]);
+        return 2;
+    }
+    const char *name = argv[1];
+    int n = atoi(argv[2]);
+    bool ok;
+    if (!strcmp(name, "pool-two-submitters")) ok = run_check<check_two_submitters>(name, n);
+    else if (!strcmp(name, "pool-shutdown-race")) ok = run_check<check_shutdown_race>(name, n);
+    else if (!strcmp(name, "pool-compensation")) ok = run_check<check_compensation>(name, n);
+    else {
+        fprintf(stderr, "unknown check %s\n", name);
+        return 2;
+    }
+    return ok ? 0 : 1;
+}
