@@ -143,7 +143,7 @@ template <class Derived, int Threads, int Dynamic> struct pool_test : rl::test_s
     }
 };
 
-/* pool-two-submitters: a pool of 2 workers; two threads submit two jobs each (one of them
+/* relaxed-pool-two-submitters: a pool of 2 workers; two threads submit two jobs each (one of them
  * as hops from off the pool), racing the workers' spins, parks and steals; the creator
  * waits for every job, then shuts the pool down and waits for its workers to end. */
 struct check_two_submitters : pool_test<check_two_submitters, 2, 2> {
@@ -166,7 +166,7 @@ struct check_two_submitters : pool_test<check_two_submitters, 2, 2> {
     void after() { finish(); }
 };
 
-/* pool-shutdown-race: a job submitted while the pool shuts down runs exactly once (on a
+/* relaxed-pool-shutdown-race: a job submitted while the pool shuts down runs exactly once (on a
  * worker, in the shutdown's sweep, or in place after a refusal: I7), and every worker
  * ends. */
 struct check_shutdown_race : pool_test<check_shutdown_race, 2, 2> {
@@ -186,7 +186,7 @@ struct check_shutdown_race : pool_test<check_shutdown_race, 2, 2> {
     void after() { finish(); }
 };
 
-/* pool-compensation: a pool of 1; job 0 waits for the task that job 1, queued behind it,
+/* relaxed-pool-compensation: a pool of 1; job 0 waits for the task that job 1, queued behind it,
  * completes (I6): the blocking hook brings a compensating thread that runs job 1. */
 struct check_compensation : pool_test<check_compensation, 1, 3> {
     void before() {
@@ -227,9 +227,9 @@ int main(int argc, char **argv) {
     const char *name = argv[1];
     int n = atoi(argv[2]);
     bool ok;
-    if (!strcmp(name, "pool-two-submitters")) ok = run_check<check_two_submitters>(name, n);
-    else if (!strcmp(name, "pool-shutdown-race")) ok = run_check<check_shutdown_race>(name, n);
-    else if (!strcmp(name, "pool-compensation")) ok = run_check<check_compensation>(name, n);
+    if (!strcmp(name, "relaxed-pool-two-submitters")) ok = run_check<check_two_submitters>(name, n);
+    else if (!strcmp(name, "relaxed-pool-shutdown-race")) ok = run_check<check_shutdown_race>(name, n);
+    else if (!strcmp(name, "relaxed-pool-compensation")) ok = run_check<check_compensation>(name, n);
     else {
         fprintf(stderr, "unknown check %s\n", name);
         return 2;

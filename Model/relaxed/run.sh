@@ -12,14 +12,14 @@
 #   RELAXED_ONLY=token Model/relaxed/run.sh       # checks and mutants whose name contains "token"
 #
 # Environment (optional): RELAXED_ITERATIONS (random-scheduler iterations per check, default
-# 100000), RELAXED_POOL_ITERATIONS (the same for the pool checks, whose executions are a
-# hundred times longer: workers spin and park; default 5000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
+# 200000), RELAXED_POOL_ITERATIONS (the same for the pool checks, whose executions are a
+# hundred times longer: workers spin and park; default 20000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
 # directory). Exit status 0 only when every check passes and every mutant is caught.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-iterations="${RELAXED_ITERATIONS:-100000}"
-pool_iterations="${RELAXED_POOL_ITERATIONS:-5000}"
+iterations="${RELAXED_ITERATIONS:-200000}"
+pool_iterations="${RELAXED_POOL_ITERATIONS:-20000}"
 only="${RELAXED_ONLY:-}"
 work="${RELAXED_WORK_DIR:-$(mktemp -d -t bolts-relaxed.XXXXXX)}"
 mkdir -p "$work"
@@ -87,22 +87,22 @@ for h in task_check token_check pool_check; do
 done
 
 checks=(
-    "task_check task-adders"
-    "task_check task-race"
-    "task_check task-waiter"
-    "task_check task-waiter-sleep"
-    "task_check task-timed-waiter"
-    "task_check task-timed-waiter-sleep"
-    "task_check task-trampoline"
-    "task_check whenall-join"
-    "task_check whenany-countdown"
-    "token_check token-register-vs-cancel"
-    "token_check token-dispose"
-    "token_check token-two-cancellers"
-    "token_check token-dispose-vs-cancel"
-    "pool_check pool-two-submitters"
-    "pool_check pool-shutdown-race"
-    "pool_check pool-compensation"
+    "task_check relaxed-task-adders"
+    "task_check relaxed-task-race"
+    "task_check relaxed-task-waiter"
+    "task_check relaxed-task-waiter-sleep"
+    "task_check relaxed-task-timed-waiter"
+    "task_check relaxed-task-timed-waiter-sleep"
+    "task_check relaxed-task-trampoline"
+    "task_check relaxed-whenall-join"
+    "task_check relaxed-whenany-countdown"
+    "token_check relaxed-token-register-vs-cancel"
+    "token_check relaxed-token-dispose"
+    "token_check relaxed-token-two-cancellers"
+    "token_check relaxed-token-dispose-vs-cancel"
+    "pool_check relaxed-pool-two-submitters"
+    "pool_check relaxed-pool-shutdown-race"
+    "pool_check relaxed-pool-compensation"
 )
 # iterations_for HARNESS
 iterations_for() { [ "$1" = pool_check ] && echo "$pool_iterations" || echo "$iterations"; }
@@ -126,17 +126,17 @@ done
 # function) | SED EXPRESSION | HARNESS | CHECK. Each is the C code with one change; the
 # check must fail on it.
 mutants=(
-    "mutant-task-publish-no-release|task.c|^void bolts_task_publish|s/STATE_DISPATCHING, memory_order_acq_rel)/STATE_DISPATCHING, memory_order_acquire)/|task_check|task-waiter"
-    "mutant-task-push-relaxed-cas|task.c|^static bool task_push|s/memory_order_release, memory_order_acquire))/memory_order_relaxed, memory_order_acquire))/|task_check|task-adders"
-    "mutant-task-state-relaxed-load|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|task-race"
-    "mutant-join-relaxed-state|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|whenall-join"
-    "mutant-whenany-release-only|-|-|mo_release|task_check|whenany-countdown"
-    "mutant-token-cancelled-relaxed|token.c|^bool bolts_token_cancel|s/TOKEN_CANCELLED, memory_order_release/TOKEN_CANCELLED, memory_order_relaxed/|token_check|token-register-vs-cancel"
-    "mutant-token-register-relaxed-load|token.c|^bolts_token_registration_t \*bolts_token_register|s/(\&t->state, memory_order_acquire)/(\&t->state, memory_order_relaxed)/|token_check|token-register-vs-cancel"
-    "mutant-token-ran-relaxed|token.c|^static void token_run_handlers|s/REG_RAN, memory_order_release/REG_RAN, memory_order_relaxed/|token_check|token-dispose"
-    "mutant-pool-take-release-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|pool-two-submitters"
-    "mutant-pool-take-acquire-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|pool-two-submitters"
-    "mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|token-dispose"
+    "relaxed-mutant-task-publish-no-release|task.c|^void bolts_task_publish|s/STATE_DISPATCHING, memory_order_acq_rel)/STATE_DISPATCHING, memory_order_acquire)/|task_check|relaxed-task-waiter"
+    "relaxed-mutant-task-push-relaxed-cas|task.c|^static bool task_push|s/memory_order_release, memory_order_acquire))/memory_order_relaxed, memory_order_acquire))/|task_check|relaxed-task-adders"
+    "relaxed-mutant-task-state-relaxed-load|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|relaxed-task-race"
+    "relaxed-mutant-join-relaxed-state|include/bolts_task.h|^static inline uintptr_t bolts__task_load_state|s/__ATOMIC_ACQUIRE/__ATOMIC_RELAXED/|task_check|relaxed-whenall-join"
+    "relaxed-mutant-whenany-release-only|-|-|mo_release|task_check|relaxed-whenany-countdown"
+    "relaxed-mutant-token-cancelled-relaxed|token.c|^bool bolts_token_cancel|s/TOKEN_CANCELLED, memory_order_release/TOKEN_CANCELLED, memory_order_relaxed/|token_check|relaxed-token-register-vs-cancel"
+    "relaxed-mutant-token-register-relaxed-load|token.c|^bolts_token_registration_t \*bolts_token_register|s/(\&t->state, memory_order_acquire)/(\&t->state, memory_order_relaxed)/|token_check|relaxed-token-register-vs-cancel"
+    "relaxed-mutant-token-ran-relaxed|token.c|^static void token_run_handlers|s/REG_RAN, memory_order_release/REG_RAN, memory_order_relaxed/|token_check|relaxed-token-dispose"
+    "relaxed-mutant-pool-take-release-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
+    "relaxed-mutant-pool-take-acquire-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
+    "relaxed-mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|relaxed-token-dispose"
 )
 
 # run_mutant SPEC: prepares, builds and runs one mutant; prints its report line.

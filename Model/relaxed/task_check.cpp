@@ -16,7 +16,7 @@
  * - registration order for one thread's jobs;
  * - no thread blocks for ever (Relacy reports a deadlock when every thread sleeps).
  *
- * Usage: task_check CHECK ITERATIONS   (CHECK: one of the names in `checks` below)
+ * Usage: task_check CHECK ITERATIONS   (CHECK: one of the names `main` accepts)
  */
 #include "shim/relacy_shim.h"
 
@@ -126,7 +126,7 @@ template <class Derived, int Threads> struct task_test : rl::test_suite<Derived,
     }
 };
 
-/* task-adders: two adders (the first adds two jobs) race one completer. */
+/* relaxed-task-adders: two adders (the first adds two jobs) race one completer. */
 struct check_adders : task_test<check_adders, 3> {
     probe *a1, *a2, *b1;
     void before() {
@@ -153,7 +153,7 @@ struct check_adders : task_test<check_adders, 3> {
     }
 };
 
-/* task-race: three completers (success, error, cancel) race; one wins; each loser waits
+/* relaxed-task-race: three completers (success, error, cancel) race; one wins; each loser waits
  * for the task and then reads the winner's payload. Plus an adder. */
 struct check_race : task_test<check_race, 3> {
     probe *a;
@@ -188,8 +188,8 @@ static void await_waiter_past_spin(void) {
     while (shim_waiter_allocated->load(mo_relaxed, $) == 0) rl::yield(1, $);
 }
 
-/* task-waiter: an untimed waiter, an adder and a completer; the waiter returns (no lost
- * wake-up) and sees the payload; its record is freed once. task-waiter-sleep: the
+/* relaxed-task-waiter: an untimed waiter, an adder and a completer; the waiter returns (no lost
+ * wake-up) and sees the payload; its record is freed once. relaxed-task-waiter-sleep: the
  * completer starts once the waiter is past its spin. */
 template <bool Sleep> struct check_waiter : task_test<check_waiter<Sleep>, 3> {
     typedef task_test<check_waiter<Sleep>, 3> base;
@@ -219,7 +219,7 @@ template <bool Sleep> struct check_waiter : task_test<check_waiter<Sleep>, 3> {
     }
 };
 
-/* task-timed-waiter: a wait that may give up (timeout of a few clock reads; the modelled
+/* relaxed-task-timed-waiter: a wait that may give up (timeout of a few clock reads; the modelled
  * futex may also time out at any moment) while the completer fires: the waiter record is
  * freed exactly once, by whichever side drops the last reference. */
 template <bool Sleep> struct check_timed_waiter : task_test<check_timed_waiter<Sleep>, 3> {
@@ -249,7 +249,7 @@ template <bool Sleep> struct check_timed_waiter : task_test<check_timed_waiter<S
     }
 };
 
-/* task-trampoline: thread 0 nests synchronous dispatches to BOLTS_INLINE_DEPTH, adds a
+/* relaxed-task-trampoline: thread 0 nests synchronous dispatches to BOLTS_INLINE_DEPTH, adds a
  * continuation there (run inline at publish, or deferred to its trampoline queue when the
  * task is already settled, and run when the outer level unwinds), then waits on a second
  * task (finding F2's case: the waiter's job must not be deferred to the queue it cannot
@@ -291,7 +291,7 @@ struct check_trampoline : task_test<check_trampoline, 3> {
     }
 };
 
-/* whenall-join: `_Join.waitForNext` (Task+WhenAll.swift) over two inputs, each completed
+/* relaxed-whenall-join: `_Join.waitForNext` (Task+WhenAll.swift) over two inputs, each completed
  * by its own thread while thread 2 starts the join. Transcribed from the Swift method, line
  * for line, onto the C calls it makes (`bolts_task_state` for `_TaskRef.outcome`,
  * `bolts_job_create`/`bolts_task_add` for `_waitForNext`): its orders are those C calls'.
@@ -354,7 +354,7 @@ struct check_whenall_join : task_test<check_whenall_join, 3> {
     }
 };
 
-/* whenany-countdown: `_Countdown.arrive` (Task+WhenAll.swift) is one Swift atomic RMW,
+/* relaxed-whenany-countdown: `_Countdown.arrive` (Task+WhenAll.swift) is one Swift atomic RMW,
  * `remaining.wrappingSubtract(1, ordering: …)`, with no C function to compile: it is this
  * fetch_sub, with the order run.sh reads from the Swift source (WHEN_ANY_ORDER). Each of
  * two arrivals reads its input's outcome first (the closure's `task._outcome`, then
@@ -401,15 +401,15 @@ int main(int argc, char **argv) {
     const char *name = argv[1];
     int n = atoi(argv[2]);
     bool ok;
-    if (!strcmp(name, "task-adders")) ok = run_check<check_adders>(name, n);
-    else if (!strcmp(name, "task-race")) ok = run_check<check_race>(name, n);
-    else if (!strcmp(name, "task-waiter")) ok = run_check<check_waiter<false>>(name, n);
-    else if (!strcmp(name, "task-waiter-sleep")) ok = run_check<check_waiter<true>>(name, n);
-    else if (!strcmp(name, "task-timed-waiter")) ok = run_check<check_timed_waiter<false>>(name, n);
-    else if (!strcmp(name, "task-timed-waiter-sleep")) ok = run_check<check_timed_waiter<true>>(name, n);
-    else if (!strcmp(name, "task-trampoline")) ok = run_check<check_trampoline>(name, n);
-    else if (!strcmp(name, "whenall-join")) ok = run_check<check_whenall_join>(name, n);
-    else if (!strcmp(name, "whenany-countdown")) ok = run_check<check_whenany_countdown>(name, n);
+    if (!strcmp(name, "relaxed-task-adders")) ok = run_check<check_adders>(name, n);
+    else if (!strcmp(name, "relaxed-task-race")) ok = run_check<check_race>(name, n);
+    else if (!strcmp(name, "relaxed-task-waiter")) ok = run_check<check_waiter<false>>(name, n);
+    else if (!strcmp(name, "relaxed-task-waiter-sleep")) ok = run_check<check_waiter<true>>(name, n);
+    else if (!strcmp(name, "relaxed-task-timed-waiter")) ok = run_check<check_timed_waiter<false>>(name, n);
+    else if (!strcmp(name, "relaxed-task-timed-waiter-sleep")) ok = run_check<check_timed_waiter<true>>(name, n);
+    else if (!strcmp(name, "relaxed-task-trampoline")) ok = run_check<check_trampoline>(name, n);
+    else if (!strcmp(name, "relaxed-whenall-join")) ok = run_check<check_whenall_join>(name, n);
+    else if (!strcmp(name, "relaxed-whenany-countdown")) ok = run_check<check_whenany_countdown>(name, n);
     else {
         fprintf(stderr, "unknown check %s\n", name);
         return 2;

@@ -105,7 +105,7 @@ template <class Derived, int Threads> struct token_test : rl::test_suite<Derived
     }
 };
 
-/* token-register-vs-cancel: two registrations race a cancel; each handler runs exactly
+/* relaxed-token-register-vs-cancel: two registrations race a cancel; each handler runs exactly
  * once (in the walk, or at once in register when the token is already cancelled). */
 struct check_register_vs_cancel : token_test<check_register_vs_cancel, 3> {
     void thread(unsigned i) {
@@ -125,7 +125,7 @@ struct check_register_vs_cancel : token_test<check_register_vs_cancel, 3> {
     }
 };
 
-/* token-dispose: two registrations (made before the threads start), a cancel, and a
+/* relaxed-token-dispose: two registrations (made before the threads start), a cancel, and a
  * dispose of each racing it. A dispose that returns false saw the handler run (it waits
  * for a handler running on the canceller); one that returns true means it never runs. A
  * node unlinked while the walk may read it is freed after a grace period. */
@@ -158,7 +158,7 @@ struct check_dispose : token_test<check_dispose, 3> {
     }
 };
 
-/* token-two-cancellers: a second cancel waits for NOTIFIED and returns with the handlers'
+/* relaxed-token-two-cancellers: a second cancel waits for NOTIFIED and returns with the handlers'
  * effects visible; a registration is disposed by a handler-free thread meanwhile. */
 struct check_two_cancellers : token_test<check_two_cancellers, 2> {
     void before() {
@@ -181,7 +181,7 @@ struct check_two_cancellers : token_test<check_two_cancellers, 2> {
     }
 };
 
-/* token-dispose-vs-cancel: the token's dispose races its cancel: each handler runs or is
+/* relaxed-token-dispose-vs-cancel: the token's dispose races its cancel: each handler runs or is
  * released unrun, once; a token disposed first never becomes cancelled. */
 struct check_dispose_vs_cancel : token_test<check_dispose_vs_cancel, 2> {
     void before() {
@@ -223,10 +223,10 @@ int main(int argc, char **argv) {
     const char *name = argv[1];
     int n = atoi(argv[2]);
     bool ok;
-    if (!strcmp(name, "token-register-vs-cancel")) ok = run_check<check_register_vs_cancel>(name, n);
-    else if (!strcmp(name, "token-dispose")) ok = run_check<check_dispose>(name, n);
-    else if (!strcmp(name, "token-two-cancellers")) ok = run_check<check_two_cancellers>(name, n);
-    else if (!strcmp(name, "token-dispose-vs-cancel")) ok = run_check<check_dispose_vs_cancel>(name, n);
+    if (!strcmp(name, "relaxed-token-register-vs-cancel")) ok = run_check<check_register_vs_cancel>(name, n);
+    else if (!strcmp(name, "relaxed-token-dispose")) ok = run_check<check_dispose>(name, n);
+    else if (!strcmp(name, "relaxed-token-two-cancellers")) ok = run_check<check_two_cancellers>(name, n);
+    else if (!strcmp(name, "relaxed-token-dispose-vs-cancel")) ok = run_check<check_dispose_vs_cancel>(name, n);
     else {
         fprintf(stderr, "unknown check %s\n", name);
         return 2;
