@@ -397,7 +397,7 @@ struct BenchmarksCommand: ParsableCommand {
                     ProcessReplicas.run(
                         comparison, childMode: childMode, index: index, processes: executorProcesses,
                         arguments: comparisonChildArguments, seed: seed &+ UInt64(seedSpacing * (index + 1)),
-                        budget: runBudget, weight: weight(comparison), progress: progress, watchdog: runner.watchdog
+                        weight: weight(comparison), scheduler: runner.scheduler
                     )
                 )
                 progress.log(verdicts: results.last!.verdicts)

@@ -1,5 +1,3 @@
-import Foundation
-
 import BenchmarkStatistics
 import Foundation
 
@@ -61,60 +59,66 @@ enum ConcurrencyOnPool {
         progress: Progress,
         watchdog: Watchdog
     ) -> Outcome {
-        let share = budget.allot(weight)
-        let started = now()
-        var generator = SeededGenerator(seed: seed)
-        // Per round: each workload's median in the two default children and the installed one.
-        var rounds: [(first: [String: Double], second: [String: Double], installed: [String: Double])] = []
-        var noise: [RoundNoise] = []
-        var lastRound: UInt64 = 0
-        var widest: Double?
-        while stopping.wantsAnotherRound(
-            rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
-            lastRound: lastRound, budget: budget
-        ) {
-            let roundStart = now()
-            let before = NoiseProbe.read()
-            var medians: [Int: [String: Double]] = [:]
-            for (position, arm) in [0, 1, 2].shuffled(using: &generator).enumerated() {
-                let installed = arm == 2
-                var text = "\(group): round \(rounds.count + 1), child \(position + 1)/3 "
-                text += installed ? "(pool installed)" : "(default executor)"
-                if let widest { text += String(format: ", widest interval ±%.1f%%", widest * 100) }
-                if let left = budget.secondsLeft { text += String(format: ", %.0f s left", left) }
-                watchdog.beat(text)
-                progress.update(text)
-                do {
-                    let data = try runBenchmarkChild(
-                        childArguments(installed: installed, childMode: childMode, repetitions: repetitions)
-                    )
-                    let result = try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
-                    medians[arm] = result.samples.compactMapValues { median($0) }
-                } catch {
-                    return Outcome(rows: [], verdicts: [], goals: [], noise: noise, childMode: childMode, error: "\(error)")
-                }
+        let scheduler = RoundScheduler(
+            budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog
+        )
+        // The default executor's child is the reference: its twin is the round's second one.
+        let paired = scheduler.run(
+            group, arms: [Child.defaultExecutor, .poolInstalled], reference: .defaultExecutor, weight: weight,
+            title: { $0 == .poolInstalled ? "child with the pool installed" : "child on the default executor" },
+            measure: { (draw: RoundDraw<Child>) -> [String: Double]? in
+                let installed = draw.arm == .poolInstalled
+                let data = try runBenchmarkChild(
+                    childArguments(installed: installed, childMode: childMode, repetitions: repetitions)
+                )
+                let result = try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
+                return result.samples.compactMapValues { median($0) }
+            },
+            widestInterval: { sofar in
+                Self.verdicts(medians(sofar), sofar.noise).filter { !$0.isAA && $0.subject == installedSubject }
+                    .compactMap { $0.estimate?.relativeHalfWidth }.max()
             }
-            noise.append(NoiseProbe.between(before, NoiseProbe.read()))
-            rounds.append((medians[0] ?? [:], medians[1] ?? [:], medians[2] ?? [:]))
-            lastRound = now() &- roundStart
-            widest = verdicts(rounds, noise).filter { !$0.isAA && $0.subject == installedSubject }
-                .compactMap { $0.estimate?.relativeHalfWidth }.max()
+        )
+        let noise = paired.noise
+        if let failure = paired.failure {
+            return Outcome(rows: [], verdicts: [], goals: [], noise: noise, childMode: childMode, error: "\(failure)")
         }
-        NoiseProbe.flagPreemption(&noise)
+        let rounds = medians(paired)
         let rows = ConcurrencyWorkloads.all.map { workload in
             let d = rounds.flatMap { [$0.first[workload.name], $0.second[workload.name]].compactMap { $0 } }
             let i = rounds.compactMap { $0.installed[workload.name] }
             return Row(
                 name: workload.name,
                 unit: workload.unit,
-                defaultExecutorNanoseconds: Verdicts.geometricMean(d),
-                poolInstalledNanoseconds: Verdicts.geometricMean(i),
+                defaultExecutorNanoseconds: geometricMean(d),
+                poolInstalledNanoseconds: geometricMean(i),
                 defaultExecutorSamples: d,
                 poolInstalledSamples: i
             )
         }
         let verdicts = verdicts(rounds, noise)
         return Outcome(rows: rows, verdicts: verdicts, goals: goals(verdicts), noise: noise, childMode: childMode, error: nil)
+    }
+
+    /// The section's arms: a child process of each configuration, which reports each
+    /// workload's median.
+    private enum Child: Hashable {
+        case defaultExecutor
+        case poolInstalled
+    }
+
+    /// Each round's medians per workload: in the default child, its twin, and the installed one
+    /// (empty where a child gave none).
+    private static func medians(
+        _ paired: PairedRounds<Child, [String: Double]>
+    ) -> [(first: [String: Double], second: [String: Double], installed: [String: Double])] {
+        (0..<paired.count).map { round in
+            (
+                paired.value(of: .defaultExecutor, inRound: round) ?? [:],
+                paired.value(of: .defaultExecutor, twin: true, inRound: round) ?? [:],
+                paired.value(of: .poolInstalled, inRound: round) ?? [:]
+            )
+        }
     }
 
     static let installedSubject = "pool installed"
@@ -139,18 +143,13 @@ enum ConcurrencyOnPool {
         _ noise: [RoundNoise]
     ) -> [VerdictRow] {
         var rows: [VerdictRow] = []
-        func draw(_ round: Int) -> Bool { (round &* 2_654_435_761) & 0x100 != 0 }
         for workload in ConcurrencyWorkloads.all {
             var values = PairedValues()
             for (index, round) in rounds.enumerated() {
                 guard let i = round.installed[workload.name], let a = round.first[workload.name],
                     let b = round.second[workload.name]
                 else { continue }
-                values.subject.append(i)
-                values.peer.append(a)
-                values.twin.append(b)
-                values.twinFirst.append(draw(index))
-                values.round.append(index)
+                values.append(round: index, subject: i, peer: a, twin: b)
             }
             values.markContaminated(noise)
             let (row, aa) = Verdicts.pair(
@@ -167,20 +166,15 @@ enum ConcurrencyOnPool {
             for (index, round) in rounds.enumerated() {
                 if installed {
                     guard let m = round.installed[mine], let t = round.installed[theirs] else { continue }
-                    values.subject.append(m)
-                    values.peer.append(t)
+                    values.append(round: index, subject: m, peer: t, twin: nil)
                 } else {
                     guard let m1 = round.first[mine], let m2 = round.second[mine], let t1 = round.first[theirs],
                         let t2 = round.second[theirs]
                     else { continue }
                     // The geometric mean of the two children's own values: the round's log ratio
                     // is then the mean of the two in-process log ratios.
-                    values.subject.append((m1 * m2).squareRoot())
-                    values.peer.append(t1)
-                    values.twin.append(t2)
-                    values.twinFirst.append(draw(index))
+                    values.append(round: index, subject: (m1 * m2).squareRoot(), peer: t1, twin: t2)
                 }
-                values.round.append(index)
             }
             values.markContaminated(noise)
             let configuration = installed ? installedSubject : defaultPeer

@@ -68,8 +68,8 @@ enum ProcessReplicas {
     }
 
     /// Runs comparison `index` (of the list that `childMode`'s children build) in `processes`
-    /// children, one after the other, within `weight`'s share of `budget`, and merges what
-    /// they measured.
+    /// children, one after the other, within `weight`'s share of the budget of `scheduler`
+    /// (`RoundScheduler.replicas`), and merges what they measured.
     static func run(
         _ comparison: Comparison,
         childMode: String,
@@ -77,36 +77,19 @@ enum ProcessReplicas {
         processes: Int,
         arguments: [String],
         seed: UInt64,
-        budget: Budget,
         weight: Double,
-        progress: Progress,
-        watchdog: Watchdog
+        scheduler: RoundScheduler
     ) -> ComparisonResult {
-        let share = budget.allot(weight)
-        let started = now()
-        var children: [ChildResult] = []
-        var failure: String?
-        for process in 0..<processes {
-            let elapsed = now() &- started
-            let left = share == .max ? 60 : Double(share > elapsed ? share - elapsed : 0) / 1e9
-            let seconds = max(1, left / Double(processes - process))
-            let text = "\(comparison.operation): process \(process + 1)/\(processes)"
-                + (budget.secondsLeft.map { String(format: ", %.0f s left", $0) } ?? "")
-            watchdog.beat(text)
-            progress.update(text)
-            do {
-                let data = try runBenchmarkChild(
-                    ["--concurrency-child", childMode, "--comparison-index", "\(index)",
-                     "--comparison-seconds", String(format: "%.3f", seconds),
-                     "--seed", "\(seed &+ UInt64(process))"] + arguments
-                )
-                children.append(try JSONCoding.decoder().decode(ChildResult.self, from: data))
-            } catch {
-                failure = "\(error)"
-                break
-            }
+        let (children, failure) = scheduler.replicas(comparison.operation, count: processes, weight: weight) {
+            process, seconds in
+            let data = try runBenchmarkChild(
+                ["--concurrency-child", childMode, "--comparison-index", "\(index)",
+                 "--comparison-seconds", String(format: "%.3f", seconds),
+                 "--seed", "\(seed &+ UInt64(process))"] + arguments
+            )
+            return try JSONCoding.decoder().decode(ChildResult.self, from: data)
         }
-        return merge(comparison, children, failure: failure)
+        return merge(comparison, children, failure: failure.map { "\($0)" })
     }
 
     /// One comparison from its processes: entries with every sample, and verdict rows whose
@@ -150,8 +133,8 @@ enum ProcessReplicas {
             row.processMeans = means
             row.contaminatedRounds = perProcess.reduce(0) { $0 + $1.contaminatedRounds }
             row.logRatios = perProcess.flatMap(\.logRatios)
-            row.subjectValue = Verdicts.geometricMean(perProcess.compactMap(\.subjectValue))
-            row.peerValue = Verdicts.geometricMean(perProcess.compactMap(\.peerValue))
+            row.subjectValue = geometricMean(perProcess.compactMap(\.subjectValue))
+            row.peerValue = geometricMean(perProcess.compactMap(\.peerValue))
             if template.isAA {
                 let threshold = PairedStatistics.noiseThreshold(aa: estimate)
                 row.noiseThreshold = threshold.isFinite ? threshold : nil

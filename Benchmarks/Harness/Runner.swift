@@ -58,25 +58,24 @@ struct ComparisonResult {
     }
 }
 
-/// Runs comparisons in paired rounds. After set-up, calibration (which warms up) and one
-/// more warm-up sample of every entry, each round measures every entry once and the
-/// reference twice, in an order drawn at random for that round, so that each subject meets
-/// its peer under the same conditions and slow drift on a shared machine favours nobody.
-/// The rounds go on until every subject's interval is narrower than the target, or the
-/// comparison's share of the budget is spent.
+/// Runs the in-process comparisons: set-up, calibration (which warms up) and one more
+/// warm-up sample of every entry, then the paired rounds of `RoundScheduler` (every entry
+/// once a round and the reference twice, in a random order), the tear-downs, and the
+/// verdicts on the section's metrics.
 final class Runner {
     let settings: RunSettings
     let progress: Progress
     let watchdog: Watchdog
-    let budget: Budget
-    private var generator: SeededGenerator
+    /// The rounds of every comparison this runner runs, from `settings.seed`.
+    let scheduler: RoundScheduler
 
     init(settings: RunSettings, progress: Progress, watchdog: Watchdog, budget: Budget) {
         self.settings = settings
         self.progress = progress
         self.watchdog = watchdog
-        self.budget = budget
-        generator = SeededGenerator(seed: settings.seed)
+        scheduler = RoundScheduler(
+            budget: budget, stopping: settings.stopping, seed: settings.seed, progress: progress, watchdog: watchdog
+        )
     }
 
     /// Shows `text` on the progress line and tells the watchdog that work goes on.
@@ -86,23 +85,35 @@ final class Runner {
     }
 
     /// The metrics judged in `section`: the first decides when to stop.
-    static func metrics(for section: Section) -> [(Metric, (Sample) -> Double?)] {
+    static func metrics(for section: Section) -> [JudgedMetric<Sample>] {
         switch section {
         case .paced:
             return [
-                (Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true), { $0.latency.map { Double($0.p99) } }),
-                (Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true), { $0.nanosecondsPerOperation }),
+                JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true)) {
+                    $0.latency.map { Double($0.p99) }
+                },
+                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                },
             ]
         case .executors:
-            return [(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true), { $0.nanosecondsPerOperation })]
+            return [
+                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                }
+            ]
         default:
-            return [(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true), { $0.nanosecondsPerOperation })]
+            return [
+                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                }
+            ]
         }
     }
 
     func run(_ comparison: Comparison, section: Section, weight: Double) -> ComparisonResult {
-        let share = budget.allot(weight)
-        let started = now()
+        // Set-up and calibration count against the comparison's share.
+        let share = scheduler.allot(weight)
         var results = comparison.entries.enumerated().map { index, entry in
             EntryResult(
                 name: entry.scenario.name,
@@ -130,73 +141,35 @@ final class Runner {
         }
 
         let metrics = Self.metrics(for: section)
-        let reference = comparison.referenceIndex
-        // One PairedValues per subject and metric; subjects are every entry but the reference.
-        let subjects = comparison.entries.indices.filter { $0 != reference }
-        var values = [[PairedValues]](
-            repeating: [PairedValues](repeating: PairedValues(), count: metrics.count),
-            count: comparison.entries.count
-        )
-        var noise: [RoundNoise] = []
-        var lastRound: UInt64 = 0
-        var widest: Double?
-        // The arms of a round: every entry, and the reference a second time (its twin, -1).
-        let arms = comparison.entries.indices.map { $0 } + (reference == nil ? [] : [-1])
-        while settings.stopping.wantsAnotherRound(
-            rounds: noise.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
-            lastRound: lastRound, budget: budget
-        ) {
-            let roundStart = now()
-            let before = NoiseProbe.read()
-            var measured: [Int: Sample] = [:]
-            var failed = false
-            for arm in arms.shuffled(using: &generator) {
-                let index = arm < 0 ? reference! : arm
-                guard results[index].error == nil else {
-                    failed = true
-                    continue
-                }
-                let scenario = comparison.entries[index].scenario
-                step(
-                    "\(comparison.operation): \(scenario.name)\(arm < 0 ? " (twin)" : ""): round \(noise.count + 1)"
-                        + progressSuffix(widest: widest)
-                )
+        let subjects = comparison.entries.indices.filter { $0 != comparison.referenceIndex }
+        let rounds = scheduler.run(
+            comparison.operation,
+            arms: Array(comparison.entries.indices),
+            reference: comparison.referenceIndex,
+            share: share,
+            title: { results[$0].name },
+            measure: { draw -> Sample? in
+                // An entry that failed is not run again.
+                guard results[draw.arm].error == nil else { return nil }
                 do {
                     let counters = PerfCounters.read()
-                    var sample = try scenario.run(iterations: iterations[index])
+                    var sample = try comparison.entries[draw.arm].scenario.run(iterations: iterations[draw.arm])
                     if let counters, let after = PerfCounters.read() {
                         sample.instructions = after.0 &- counters.0
                         sample.cycles = after.1 &- counters.1
                     }
-                    results[index].samples.append(sample)
-                    measured[arm] = sample
+                    results[draw.arm].samples.append(sample)
+                    return sample
                 } catch {
-                    results[index].error = String(describing: error)
-                    failed = true
+                    results[draw.arm].error = String(describing: error)
+                    return nil
                 }
+            },
+            widestInterval: { rounds in
+                if !subjects.isEmpty, subjects.allSatisfy({ results[$0].error != nil }) { throw EverySubjectFailed() }
+                return rounds.widestHalfWidth(metrics[0])
             }
-            let roundNoise = NoiseProbe.between(before, NoiseProbe.read())
-            noise.append(roundNoise)
-            lastRound = now() &- roundStart
-            if failed && subjects.allSatisfy({ results[$0].error != nil }) { break }
-            guard let reference, let peerSample = measured[reference] else { continue }
-            let twinFirst = Bool.random(using: &generator)
-            for subject in subjects {
-                guard let subjectSample = measured[subject] else { continue }
-                for (metricIndex, (_, extract)) in metrics.enumerated() {
-                    guard let s = extract(subjectSample), let p = extract(peerSample) else { continue }
-                    values[subject][metricIndex].subject.append(s)
-                    values[subject][metricIndex].peer.append(p)
-                    values[subject][metricIndex].twin.append(measured[-1].flatMap(extract) ?? 0)
-                    values[subject][metricIndex].twinFirst.append(twinFirst)
-                    values[subject][metricIndex].round.append(noise.count - 1)
-                }
-            }
-            widest = subjects.compactMap { subject in
-                PairedStatistics.estimate(logRatios: values[subject][0].logRatios(lowerIsBetter: metrics[0].0.lowerIsBetter))?
-                    .relativeHalfWidth
-            }.max()
-        }
+        )
         for (index, entry) in comparison.entries.enumerated() {
             do {
                 try entry.scenario.tearDown()
@@ -207,34 +180,9 @@ final class Runner {
                 results[index].latency = recorder.latencySummary()
             }
         }
-        NoiseProbe.flagPreemption(&noise)
-        for entry in values.indices {
-            for metric in values[entry].indices { values[entry][metric].markContaminated(noise) }
-        }
-
-        var verdicts: [VerdictRow] = []
-        if let reference {
-            let name = comparison.operation
-            for (metricIndex, (metric, _)) in metrics.enumerated() {
-                // Every subject shares the peer's rounds; the A/A comes from the first subject's
-                // record of them (each round records peer and twin once per subject, alike).
-                guard let first = subjects.first(where: { !values[$0][metricIndex].subject.isEmpty }) else { continue }
-                let peerValues = values[first][metricIndex]
-                let aa = Verdicts.aa(
-                    section: section, name: name, peer: results[reference].name, metric: metric, peerValues
-                )
-                if let aa { verdicts.append(aa) }
-                for subject in subjects where !values[subject][metricIndex].subject.isEmpty {
-                    verdicts.append(
-                        Verdicts.row(
-                            section: section, name: name, subject: results[subject].name,
-                            peer: results[reference].name, metric: metric, values[subject][metricIndex],
-                            threshold: aa?.noiseThreshold
-                        )
-                    )
-                }
-            }
-        }
+        let verdicts = rounds.verdicts(
+            section: section, name: comparison.operation, title: { results[$0].name }, metrics: metrics
+        )
         return ComparisonResult(
             group: comparison.group,
             operation: comparison.operation,
@@ -242,15 +190,8 @@ final class Runner {
             entries: results,
             referenceIndex: comparison.referenceIndex,
             verdicts: verdicts,
-            noise: noise
+            noise: rounds.noise
         )
-    }
-
-    private func progressSuffix(widest: Double?) -> String {
-        var text = ""
-        if let widest { text += String(format: ", widest interval ±%.1f%%", widest * 100) }
-        if let left = budget.secondsLeft { text += String(format: ", %.0f s left", left) }
-        return text
     }
 
     /// Picks the iteration count for a sample of about `settings.sampleNanoseconds`: grows
@@ -279,10 +220,5 @@ protocol LatencyRecording {
     func latencySummary() -> LatencySummary?
 }
 
-/// The median of `values` (the mean of the middle two for an even count); nil when empty.
-func median(_ values: [Double]) -> Double? {
-    guard !values.isEmpty else { return nil }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
+/// Ends a comparison's rounds once every subject has failed.
+private struct EverySubjectFailed: Error {}

@@ -75,46 +75,9 @@ struct Metric: Sendable {
     var lowerIsBetter: Bool
 }
 
-/// The values of one comparison on one metric, round by round: the subject's, the peer's and
-/// the peer's twin (the peer measured a second time in the same round, for the A/A).
-struct PairedValues {
-    var subject: [Double] = []
-    var peer: [Double] = []
-    var twin: [Double] = []
-    /// Which of peer and twin is the A/A's numerator in each round (drawn at random, so that
-    /// the A/A has no position bias).
-    var twinFirst: [Bool] = []
-    /// Whether the noise probe flagged each round.
-    var contaminated: [Bool] = []
-    /// Each value's round number within its comparison.
-    var round: [Int] = []
-
+extension PairedValues {
     /// Marks the rounds that `noise` (every round of the comparison, in order) flagged.
-    mutating func markContaminated(_ noise: [RoundNoise]) {
-        contaminated = round.map { $0 < noise.count && noise[$0].isContaminated }
-    }
-
-    /// Per round: log(peer ÷ subject) for a lower-is-better metric (the geometric mean of
-    /// peer and twin when there is a twin), log(subject ÷ peer) otherwise.
-    func logRatios(lowerIsBetter: Bool) -> [Double] {
-        subject.indices.compactMap { index in
-            let subjectValue = subject[index]
-            guard subjectValue > 0, index < peer.count, peer[index] > 0 else { return nil }
-            var peerLog = log(peer[index])
-            if index < twin.count, twin[index] > 0 { peerLog = (peerLog + log(twin[index])) / 2 }
-            let difference = peerLog - log(subjectValue)
-            return lowerIsBetter ? difference : -difference
-        }
-    }
-
-    /// Per round: the peer against its twin, in the order drawn for that round.
-    var aaLogRatios: [Double] {
-        peer.indices.compactMap { index in
-            guard index < twin.count, peer[index] > 0, twin[index] > 0 else { return nil }
-            let difference = log(peer[index]) - log(twin[index])
-            return index < twinFirst.count && twinFirst[index] ? -difference : difference
-        }
-    }
+    mutating func markContaminated(_ noise: [RoundNoise]) { markContaminated(noise.map(\.isContaminated)) }
 }
 
 enum Verdicts {
@@ -219,12 +182,6 @@ enum Verdicts {
 
     /// What the marks of a matrix cell mean.
     static let legend = "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided."
-
-    static func geometricMean(_ values: [Double]) -> Double? {
-        let positive = values.filter { $0 > 0 && $0.isFinite }
-        guard !positive.isEmpty else { return nil }
-        return exp(positive.reduce(0) { $0 + log($1) } / Double(positive.count))
-    }
 }
 
 extension VerdictRow {

@@ -176,22 +176,28 @@ struct ServerBenchmark {
             _ = try? loadGenerator.run(url: url(peer, configurations[0]), seconds: 1)
         }
 
-        var generator = SeededGenerator(seed: pacing.seed)
+        let scheduler = RoundScheduler(
+            budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog
+        )
+        let metrics = Self.metrics
         var runs: [RunResult] = []
         var verdicts: [VerdictRow] = []
         var noise: [[RoundNoise]] = []
         for configuration in configurations {
-            let (mine, rounds) = Self.pairedRounds(
-                of: peers, title: configuration.title, section: "server", pacing: pacing, generator: &generator,
-                progress: progress, watchdog: watchdog,
-                measure: { peer, round, isTwin, label in
-                    measure(peer, configuration, round: round, isTwin: isTwin, label: label)
+            let rounds = scheduler.run(
+                "server: \(configuration.title)", arms: peers, reference: Self.reference(among: peers),
+                weight: pacing.weightPerConfiguration, title: \.shortTitle,
+                measure: { draw in
+                    measure(
+                        draw.arm, configuration, round: draw.round, isTwin: draw.isTwin,
+                        label: "\(configuration.title): \(draw.label)"
+                    )
                 },
-                verdicts: { mine, rounds in Self.verdicts(configuration, mine, rounds, peers: peers) }
+                widestInterval: { $0.widestHalfWidth(metrics[0]) }
             )
-            verdicts += Self.verdicts(configuration, mine, rounds, peers: peers)
-            runs += mine
-            noise.append(rounds)
+            verdicts += rounds.verdicts(section: .server, name: configuration.title, title: \.title, metrics: metrics)
+            runs += rounds.measurements.map(\.value)
+            noise.append(rounds.noise)
         }
         let summaries = configurations.map { configuration in
             summarize(configuration, runs.filter { $0.configuration == configuration && !$0.isTwin })
@@ -254,117 +260,19 @@ struct ServerBenchmark {
     static let cpuPerRequest = Metric(title: "CPU per request", unit: "µs", lowerIsBetter: true)
     static let p99Latency = Metric(title: "p99 latency", unit: "µs", lowerIsBetter: true)
 
-    /// One configuration's paired rounds: each round runs every one of `peers` once and
-    /// `DispatchGroup` a second time (its twin, for the A/A), in an order drawn from
-    /// `generator`, until `pacing` stops it (after each round, `verdicts` of the runs so far
-    /// give the widest requests/s interval). Returns the runs and each round's noise, with
-    /// pre-emption flagged. `measure` returns nil for a run that failed (it says why).
-    static func pairedRounds<Run: PairedServerRun>(
-        of peers: [ServerPeer],
-        title: String,
-        section: String,
-        pacing: Pacing,
-        generator: inout SeededGenerator,
-        progress: Progress,
-        watchdog: Watchdog,
-        measure: (_ peer: ServerPeer, _ round: Int, _ isTwin: Bool, _ label: String) -> Run?,
-        verdicts: (_ runs: [Run], _ rounds: [RoundNoise]) -> [VerdictRow]
-    ) -> (runs: [Run], rounds: [RoundNoise]) {
-        let arms: [(ServerPeer, Bool)] =
-            peers.map { ($0, false) } + (peers.contains(.dispatchGroup) ? [(.dispatchGroup, true)] : [])
-        let share = pacing.budget.allot(pacing.weightPerConfiguration)
-        let started = now()
-        var lastRound: UInt64 = 0
-        var widest: Double?
-        var rounds: [RoundNoise] = []
-        var runs: [Run] = []
-        while pacing.stopping.wantsAnotherRound(
-            rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
-            lastRound: lastRound, budget: pacing.budget
-        ) {
-            let roundStart = now()
-            let before = NoiseProbe.read()
-            for (peer, isTwin) in arms.shuffled(using: &generator) {
-                let label = "\(peer.shortTitle)\(isTwin ? " (twin)" : ""), \(title), round \(rounds.count + 1)"
-                var status = "\(section): \(label)"
-                if let widest { status += String(format: ", widest interval ±%.1f%%", widest * 100) }
-                if let left = pacing.budget.secondsLeft { status += String(format: ", %.0f s left", left) }
-                progress.update(status)
-                watchdog.beat("\(section): \(label)")
-                if let run = measure(peer, rounds.count, isTwin, label) { runs.append(run) }
-            }
-            rounds.append(NoiseProbe.between(before, NoiseProbe.read()))
-            lastRound = now() &- roundStart
-            widest = verdicts(runs, rounds)
-                .filter { !$0.isAA && $0.metric == requestsPerSecond.title }
-                .compactMap { $0.estimate?.relativeHalfWidth }.max()
-        }
-        NoiseProbe.flagPreemption(&rounds)
-        return (runs, rounds)
+    /// The server sections' metrics, in order: requests/s decides when a configuration stops.
+    static var metrics: [JudgedMetric<RunResult>] {
+        [
+            JudgedMetric(requestsPerSecond) { $0.requestsPerSecond },
+            JudgedMetric(cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
+            JudgedMetric(p99Latency) { $0.wrk.p99 },
+        ]
     }
 
-    /// The verdicts of one configuration: every peer against `DispatchGroup` on requests/s,
-    /// CPU per request and p99, each metric with its A/A (DispatchGroup against its twin).
-    static func verdicts(
-        _ configuration: Configuration,
-        _ runs: [RunResult],
-        _ noise: [RoundNoise],
-        peers: [ServerPeer]
-    ) -> [VerdictRow] {
-        pairedVerdicts(
-            section: .server, name: configuration.title, runs: runs, noise: noise, peers: peers,
-            metrics: [
-                (requestsPerSecond, \.requestsPerSecond), (cpuPerRequest, \.cpuMicrosecondsPerRequest),
-                (p99Latency, \.wrk.p99),
-            ]
-        )
-    }
-
-    /// Every peer against `DispatchGroup` in the same rounds, for each of `metrics`, each
-    /// metric with its A/A (DispatchGroup against its twin), whose noise threshold judges
-    /// the metric's rows. None without DispatchGroup among `peers`.
-    static func pairedVerdicts<Run: PairedServerRun>(
-        section: Section,
-        name: String,
-        runs: [Run],
-        noise: [RoundNoise],
-        peers: [ServerPeer],
-        metrics: [(Metric, (Run) -> Double)]
-    ) -> [VerdictRow] {
-        guard peers.contains(.dispatchGroup) else { return [] }
-        let reference = ServerPeer.dispatchGroup.title
-        let rounds = Set(runs.map(\.round)).sorted()
-        var rows: [VerdictRow] = []
-        for (metric, value) in metrics {
-            func values(for peer: ServerPeer) -> PairedValues {
-                var paired = PairedValues()
-                for round in rounds {
-                    let inRound = runs.filter { $0.round == round }
-                    guard let subject = inRound.first(where: { $0.peer == peer && !$0.isTwin }),
-                        let peerRun = inRound.first(where: { $0.peer == .dispatchGroup && !$0.isTwin })
-                    else { continue }
-                    paired.subject.append(value(subject))
-                    paired.peer.append(value(peerRun))
-                    paired.twin.append(inRound.first(where: { $0.peer == .dispatchGroup && $0.isTwin }).map(value) ?? 0)
-                    // The A/A's order is drawn from the round number, so it is the same for every peer.
-                    paired.twinFirst.append((round &* 2_654_435_761) & 0x100 != 0)
-                    paired.round.append(round)
-                }
-                paired.markContaminated(noise)
-                return paired
-            }
-            let aa = Verdicts.aa(section: section, name: name, peer: reference, metric: metric, values(for: .dispatchGroup))
-            if let aa { rows.append(aa) }
-            for peer in peers where peer != .dispatchGroup {
-                rows.append(
-                    Verdicts.row(
-                        section: section, name: name, subject: peer.title, peer: reference, metric: metric,
-                        values(for: peer), threshold: aa?.noiseThreshold
-                    )
-                )
-            }
-        }
-        return rows
+    /// The reference of a server comparison: `DispatchGroup`, when it is among `peers` (a
+    /// filtered run without the reference has neither twin nor verdicts).
+    static func reference(among peers: [ServerPeer]) -> ServerPeer? {
+        peers.contains(.dispatchGroup) ? .dispatchGroup : nil
     }
 
     private func summarize(_ configuration: Configuration, _ runs: [RunResult]) -> ConfigurationSummary {
@@ -486,14 +394,3 @@ extension Double {
         self < 10 ? String(format: "%.2f ms", self) : String(format: "%.1f ms", self)
     }
 }
-
-/// One server run as the round-paired verdicts see it (`ServerBenchmark.pairedVerdicts`).
-protocol PairedServerRun {
-    var peer: ServerPeer { get }
-    var round: Int { get }
-    /// Whether this is the reference's second run in its round (for the A/A).
-    var isTwin: Bool { get }
-}
-
-extension ServerBenchmark.RunResult: PairedServerRun {}
-extension ServerCPULimit.RunResult: PairedServerRun {}

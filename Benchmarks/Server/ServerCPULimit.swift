@@ -144,36 +144,42 @@ struct ServerCPULimit {
             _ = try? loadGenerator.run(url: url(peer, settings.configurations[0]), seconds: 1)
         }
 
-        var generator = SeededGenerator(seed: pacing.seed)
+        let scheduler = RoundScheduler(
+            budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog
+        )
         for configuration in settings.configurations {
-            let (mine, rounds) = ServerBenchmark.pairedRounds(
-                of: peers, title: name(configuration), section: "server (cpu limit)", pacing: pacing,
-                generator: &generator, progress: progress, watchdog: watchdog,
-                measure: { peer, round, isTwin, label in
-                    let server = servers[peer]!
+            let rounds = scheduler.run(
+                "server (cpu limit): \(name(configuration))", arms: peers,
+                reference: ServerBenchmark.reference(among: peers), weight: pacing.weightPerConfiguration,
+                title: \.shortTitle,
+                measure: { draw -> RunResult? in
+                    let server = servers[draw.arm]!
                     do {
                         let run = try measure(
-                            peer, configuration, round: round, isTwin: isTwin,
-                            cgroup: server.cgroup, pid: server.child.pid, url: url(peer, configuration),
+                            draw.arm, configuration, round: draw.round, isTwin: draw.isTwin,
+                            cgroup: server.cgroup, pid: server.child.pid, url: url(draw.arm, configuration),
                             loadGenerator: loadGenerator
                         )
                         progress.log(
-                            "  \(label): \(run.requestsPerSecond.formattedPlain) req/s, "
+                            "  \(name(configuration)): \(draw.label): \(run.requestsPerSecond.formattedPlain) req/s, "
                                 + "\(run.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, p99 "
                                 + "\((run.wrk.p99 / 1_000).formattedMilliseconds), throttled "
                                 + String(format: "%.0f%%", run.throttling.throttledFraction * 100) + " of periods"
                         )
                         return run
                     } catch {
-                        writeError("warning: CPU-limited server run of \(peer.shortTitle) failed: \(error)\n")
+                        writeError("warning: CPU-limited server run of \(draw.arm.shortTitle) failed: \(error)\n")
                         return nil
                     }
                 },
-                verdicts: { mine, rounds in verdicts(configuration, mine, rounds) }
+                widestInterval: { $0.widestHalfWidth(Self.metrics[0]) }
             )
-            outcome.verdicts += verdicts(configuration, mine, rounds)
+            let mine = rounds.measurements.map(\.value)
+            outcome.verdicts += rounds.verdicts(
+                section: Self.section, name: name(configuration), title: \.title, metrics: Self.metrics
+            )
             outcome.runs += mine
-            outcome.noise.append(rounds)
+            outcome.noise.append(rounds.noise)
             outcome.summaries.append(summarize(configuration, mine.filter { !$0.isTwin }))
         }
         return outcome
@@ -210,20 +216,13 @@ struct ServerCPULimit {
         )
     }
 
-    /// Every handler against `DispatchGroup` on requests/s and CPU per request, each metric
-    /// with its A/A (DispatchGroup against its twin).
-    func verdicts(
-        _ configuration: ServerBenchmark.Configuration,
-        _ runs: [RunResult],
-        _ noise: [RoundNoise]
-    ) -> [VerdictRow] {
-        ServerBenchmark.pairedVerdicts(
-            section: Self.section, name: name(configuration), runs: runs, noise: noise, peers: peers,
-            metrics: [
-                (ServerBenchmark.requestsPerSecond, \.requestsPerSecond),
-                (ServerBenchmark.cpuPerRequest, \.cpuMicrosecondsPerRequest),
-            ]
-        )
+    /// Every handler is judged against `DispatchGroup` on requests/s (which decides when a
+    /// configuration stops) and CPU per request, each metric with its A/A.
+    static var metrics: [JudgedMetric<RunResult>] {
+        [
+            JudgedMetric(ServerBenchmark.requestsPerSecond) { $0.requestsPerSecond },
+            JudgedMetric(ServerBenchmark.cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
+        ]
     }
 
     private func summarize(_ configuration: ServerBenchmark.Configuration, _ runs: [RunResult]) -> ConfigurationSummary

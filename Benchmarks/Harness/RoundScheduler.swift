@@ -1,0 +1,309 @@
+import BenchmarkStatistics
+import Foundation
+
+/// Runs every comparison of the benchmark in paired, randomly ordered rounds. It alone draws
+/// the round orders and decides when a comparison stops; the sections say only what one
+/// measurement is and which metrics judge it.
+///
+/// Each round measures every arm once and the reference arm a second time (its twin, whose
+/// difference from the reference is the A/A: what the machine alone produces), in an order
+/// drawn from the scheduler's seeded generator, so that every arm meets its peer under the
+/// same conditions and slow drift on a shared machine favours nobody. `NoiseProbe` reads the
+/// machine around each round. The rounds go on while `StoppingRule` wants another: until
+/// every subject's interval on the deciding metric is narrower than its target, or the
+/// comparison's share of the `Budget` (its weight's, allotted when it starts) is spent.
+///
+/// An arm is whatever the section compares: a scenario run in this process, a handler of a
+/// server in this process, or a child process started for the measurement. When the process
+/// itself is the unit of the variance (`ProcessReplicas`), `replicas` runs one comparison in
+/// several child processes instead, each of which runs its rounds with a scheduler of its own.
+///
+/// How a section uses it: one scheduler per section (its generator carries over from one
+/// comparison to the next, so a seed replays the whole section), one `run` per comparison,
+/// then the verdicts from the rounds it returns:
+///
+///     let scheduler = RoundScheduler(
+///         budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
+///     let metrics = [
+///         JudgedMetric<Run>(ServerBenchmark.requestsPerSecond) { $0.requestsPerSecond },
+///         JudgedMetric<Run>(ServerBenchmark.cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
+///         JudgedMetric<Run>(ServerBenchmark.p99Latency) { $0.wrk.p99 },
+///     ]
+///     let rounds = scheduler.run(
+///         "Hummingbird, 16 jobs", arms: Handler.allCases, reference: .swiftDefault, weight: 5,
+///         title: \.title,
+///         measure: { draw in try? measureInAChild(draw.arm, round: draw.round, isTwin: draw.isTwin) },
+///         widestInterval: { $0.widestHalfWidth(metrics[0]) }
+///     )
+///     let verdicts = rounds.verdicts(section: .server, name: "16 jobs", title: \.title, metrics: metrics)
+///
+/// `measure` returns nil for a measurement that failed (the section says why) and throws to
+/// end the comparison at once. `rounds.measurements` holds every measurement in the order
+/// taken, twins marked; `rounds.noise` each round's noise, pre-emption flagged.
+final class RoundScheduler {
+    let budget: Budget
+    /// When each comparison stops taking rounds.
+    let stopping: StoppingRule
+    let progress: Progress
+    let watchdog: Watchdog
+    /// The rounds' orders; seeded, so a run's orders can be replayed.
+    private var generator: SeededGenerator
+
+    init(budget: Budget, stopping: StoppingRule, seed: UInt64, progress: Progress, watchdog: Watchdog) {
+        self.budget = budget
+        self.stopping = stopping
+        self.progress = progress
+        self.watchdog = watchdog
+        generator = SeededGenerator(seed: seed)
+    }
+
+    /// A comparison's part of the budget: the nanoseconds it may take (UInt64.max when
+    /// unlimited) from the moment it was allotted.
+    struct Share {
+        var nanoseconds: UInt64
+        var started: UInt64
+    }
+
+    /// Allots `weight`'s share of the time left (`Budget.allot`), from now: for a comparison
+    /// whose set-up, before its rounds, counts against its share.
+    func allot(_ weight: Double) -> Share { Share(nanoseconds: budget.allot(weight), started: now()) }
+
+    /// Runs one comparison of `arms` in paired rounds within `weight`'s share of the budget,
+    /// allotted now (`run(_:arms:reference:share:title:measure:widestInterval:)`).
+    func run<Arm: Hashable, Measurement>(
+        _ name: String,
+        arms: [Arm],
+        reference: Arm?,
+        weight: Double,
+        title: (Arm) -> String,
+        measure: (RoundDraw<Arm>) throws -> Measurement?,
+        widestInterval: (PairedRounds<Arm, Measurement>) throws -> Double?
+    ) -> PairedRounds<Arm, Measurement> {
+        run(
+            name, arms: arms, reference: reference, share: allot(weight), title: title, measure: measure,
+            widestInterval: widestInterval
+        )
+    }
+
+    /// Runs one comparison of `arms` in paired rounds within `share`.
+    ///
+    /// - `reference`: the arm every other is judged against, measured twice a round (nil: no
+    ///   twin, and no verdicts).
+    /// - `title`: an arm's name on the progress line (`RoundDraw.label`).
+    /// - `measure`: takes one measurement; nil when it failed; throwing ends the comparison at
+    ///   once (the error is `failure`, the cut round keeps its noise).
+    /// - `widestInterval`: after each round, the widest relative half-width among the
+    ///   intervals that decide the stop (nil while there is none); throwing ends the
+    ///   comparison after this round.
+    func run<Arm: Hashable, Measurement>(
+        _ name: String,
+        arms: [Arm],
+        reference: Arm?,
+        share: Share,
+        title: (Arm) -> String,
+        measure: (RoundDraw<Arm>) throws -> Measurement?,
+        widestInterval: (PairedRounds<Arm, Measurement>) throws -> Double?
+    ) -> PairedRounds<Arm, Measurement> {
+        var rounds = PairedRounds<Arm, Measurement>(arms: arms, reference: reference)
+        // The arms of a round, in a fixed order that the generator then shuffles.
+        let draws = arms.map { ($0, false) } + (reference.map { [($0, true)] } ?? [])
+        var lastRound: UInt64 = 0
+        var widest: Double?
+        while rounds.failure == nil,
+            stopping.wantsAnotherRound(
+                rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- share.started,
+                share: share.nanoseconds, lastRound: lastRound, budget: budget
+            )
+        {
+            let roundStart = now()
+            let before = NoiseProbe.read()
+            let round = rounds.count
+            for (arm, isTwin) in draws.shuffled(using: &generator) {
+                let label = "\(title(arm))\(isTwin ? " (twin)" : ""), round \(round + 1)"
+                watchdog.beat("\(name): \(label)")
+                progress.update("\(name): \(label)" + statusSuffix(widest: widest))
+                do {
+                    let draw = RoundDraw(arm: arm, isTwin: isTwin, round: round, label: label)
+                    if let value = try measure(draw) { rounds.record(draw, value) }
+                } catch {
+                    rounds.failure = error
+                    break
+                }
+            }
+            rounds.noise.append(NoiseProbe.between(before, NoiseProbe.read()))
+            lastRound = now() &- roundStart
+            if rounds.failure != nil { break }
+            do { widest = try widestInterval(rounds) } catch { rounds.failure = error }
+        }
+        NoiseProbe.flagPreemption(&rounds.noise)
+        return rounds
+    }
+
+    /// With the process as the unit: runs `count` replicas of one comparison one after the
+    /// other, each a child process that runs its own rounds, within `weight`'s share of the
+    /// budget. Each replica is given an equal part of what is left of the share when it starts
+    /// (at least 1 s; 60 s without a limit). Stops at the first replica that throws, and
+    /// returns the replicas' results so far with that error.
+    func replicas<Replica>(
+        _ name: String,
+        count: Int,
+        weight: Double,
+        run: (_ replica: Int, _ seconds: Double) throws -> Replica
+    ) -> (results: [Replica], failure: (any Error)?) {
+        let share = budget.allot(weight)
+        let started = now()
+        var results: [Replica] = []
+        for replica in 0..<count {
+            let elapsed = now() &- started
+            let left = share == .max ? 60 : Double(share > elapsed ? share - elapsed : 0) / 1e9
+            let seconds = max(1, left / Double(count - replica))
+            let text = "\(name): process \(replica + 1)/\(count)"
+            watchdog.beat(text)
+            progress.update(text + statusSuffix(widest: nil))
+            do {
+                results.append(try run(replica, seconds))
+            } catch {
+                return (results, error)
+            }
+        }
+        return (results, nil)
+    }
+
+    /// ", widest interval ±4.2%, 310 s left" for the progress line.
+    private func statusSuffix(widest: Double?) -> String {
+        var text = ""
+        if let widest { text += String(format: ", widest interval ±%.1f%%", widest * 100) }
+        if let left = budget.secondsLeft { text += String(format: ", %.0f s left", left) }
+        return text
+    }
+}
+
+/// One measurement the scheduler asks a section for.
+struct RoundDraw<Arm> {
+    var arm: Arm
+    /// Whether this is the reference's second measurement in the round (for the A/A).
+    var isTwin: Bool
+    /// The round, from 0.
+    var round: Int
+    /// "DispatchGroup (twin), round 3", for the section's log lines.
+    var label: String
+}
+
+/// A metric that judges a comparison, and how to read it from one measurement (nil: this
+/// measurement has no value for it).
+struct JudgedMetric<Measurement> {
+    var metric: Metric
+    var value: (Measurement) -> Double?
+
+    init(_ metric: Metric, _ value: @escaping (Measurement) -> Double?) {
+        self.metric = metric
+        self.value = value
+    }
+}
+
+/// The rounds of one comparison: every measurement, each round's noise, and the pairing of
+/// each arm with the reference in the rounds where both were measured.
+struct PairedRounds<Arm: Hashable, Measurement> {
+    /// One measurement, as taken.
+    struct Measured {
+        var arm: Arm
+        var isTwin: Bool
+        var round: Int
+        var value: Measurement
+    }
+
+    private struct Key: Hashable {
+        var arm: Arm
+        var isTwin: Bool
+        var round: Int
+    }
+
+    let arms: [Arm]
+    let reference: Arm?
+    /// Every measurement, in the order taken.
+    private(set) var measurements: [Measured] = []
+    /// Each round's noise, in order; pre-emption is flagged once the rounds end.
+    var noise: [RoundNoise] = []
+    /// What ended the rounds early (a `measure` or `widestInterval` that threw), if anything.
+    var failure: (any Error)?
+    private var positions: [Key: Int] = [:]
+
+    init(arms: [Arm], reference: Arm?) {
+        self.arms = arms
+        self.reference = reference
+    }
+
+    /// Rounds taken (the last may have been cut short by `failure`).
+    var count: Int { noise.count }
+
+    mutating func record(_ draw: RoundDraw<Arm>, _ value: Measurement) {
+        positions[Key(arm: draw.arm, isTwin: draw.isTwin, round: draw.round)] = measurements.count
+        measurements.append(Measured(arm: draw.arm, isTwin: draw.isTwin, round: draw.round, value: value))
+    }
+
+    /// What `arm` (its twin when `twin`) measured in `round`, if it was measured.
+    func value(of arm: Arm, twin: Bool = false, inRound round: Int) -> Measurement? {
+        positions[Key(arm: arm, isTwin: twin, round: round)].map { measurements[$0].value }
+    }
+
+    /// `subject` against the reference on `value`, in every round where both have a value
+    /// (with the reference's twin, when it has one), contaminated rounds marked. For the
+    /// reference itself, these are the A/A's values.
+    func paired(_ subject: Arm, _ value: (Measurement) -> Double?) -> PairedValues {
+        var paired = PairedValues()
+        guard let reference else { return paired }
+        for round in 0..<count {
+            guard let s = self.value(of: subject, inRound: round).flatMap(value),
+                let p = self.value(of: reference, inRound: round).flatMap(value)
+            else { continue }
+            paired.append(
+                round: round, subject: s, peer: p,
+                twin: self.value(of: reference, twin: true, inRound: round).flatMap(value)
+            )
+        }
+        paired.markContaminated(noise)
+        return paired
+    }
+
+    /// The widest relative half-width among the subjects' intervals on `metric` (nil before
+    /// any has two rounds): what `StoppingRule` compares with its target.
+    func widestHalfWidth(_ metric: JudgedMetric<Measurement>) -> Double? {
+        arms.filter { $0 != reference }.compactMap { arm in
+            let logRatios = paired(arm, metric.value).logRatios(lowerIsBetter: metric.metric.lowerIsBetter)
+            return PairedStatistics.estimate(logRatios: logRatios)?.relativeHalfWidth
+        }.max()
+    }
+
+    /// Every arm against the reference on each of `metrics`: the metric's A/A row (the
+    /// reference against its twin) first, whose noise threshold judges that metric's rows.
+    /// A subject with no value on a metric has no row, and a metric no subject has a value
+    /// on has none at all; no reference, no rows.
+    func verdicts(
+        section: Section,
+        name: String,
+        title: (Arm) -> String,
+        metrics: [JudgedMetric<Measurement>]
+    ) -> [VerdictRow] {
+        guard let reference else { return [] }
+        var rows: [VerdictRow] = []
+        for judged in metrics {
+            let subjects = arms.filter { $0 != reference }.map { ($0, paired($0, judged.value)) }
+                .filter { !$0.1.subject.isEmpty }
+            guard !subjects.isEmpty else { continue }
+            let aa = Verdicts.aa(
+                section: section, name: name, peer: title(reference), metric: judged.metric,
+                paired(reference, judged.value)
+            )
+            if let aa { rows.append(aa) }
+            for (subject, values) in subjects {
+                rows.append(
+                    Verdicts.row(
+                        section: section, name: name, subject: title(subject), peer: title(reference),
+                        metric: judged.metric, values, threshold: aa?.noiseThreshold
+                    )
+                )
+            }
+        }
+        return rows
+    }
+}
