@@ -27,9 +27,12 @@ internal protocol _ContinuationStep: Sendable {
 }
 
 /// Payload layout while a step is parked: the executor at offset 0, then the step (or, if
-/// it does not fit, a pointer to a heap copy of it) at `_parkedStepOffset`.
-@usableFromInline
-internal let _parkedStepOffset = 16
+/// it does not fit, a pointer to a heap copy of it) at `_parkedStepOffset`: the executor's
+/// size rounded up to 16, so that a step aligned to 16 or less starts aligned. Derived from
+/// the layout, so that an `Executor` that grows moves the step instead of overlapping it (a
+/// constant after optimization).
+@inlinable
+internal var _parkedStepOffset: Int { (MemoryLayout<Executor>.size + 15) & ~15 }
 
 extension _ContinuationStep {
     /// Whether the step fits in the payload after the executor.

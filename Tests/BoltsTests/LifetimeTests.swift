@@ -1,4 +1,5 @@
 import BoltsTestSupport
+import CBoltsRuntime
 import Dispatch
 import Synchronization
 import Testing
@@ -132,6 +133,13 @@ private struct ParkedTestStep<Padding: Sendable>: _ContinuationStep {
     @Test func theTestStepsParkInlineAndBoxed() {
         #expect(ParkedTestStep<Small>._parksInline)
         #expect(!ParkedTestStep<Large>._parksInline)
+    }
+
+    @Test func theStepIsParkedAfterTheWholeExecutorAndAligned() {
+        #expect(_parkedStepOffset >= MemoryLayout<Executor>.size)
+        #expect(_parkedStepOffset % 16 == 0)
+        // Room for at least a pointer to a boxed step after the executor.
+        #expect(_parkedStepOffset + MemoryLayout<UnsafeMutableRawPointer>.size <= Int(BOLTS_TASK_PAYLOAD_SIZE))
     }
 
     private func runsOnce<Padding: Sendable>(padding: Padding) {
