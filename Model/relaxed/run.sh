@@ -13,8 +13,9 @@
 #
 # Environment (optional): RELAXED_ITERATIONS (random-scheduler iterations per check, default
 # 200000), RELAXED_POOL_ITERATIONS (the same for the pool checks, whose executions are a
-# hundred times longer: workers spin and park; default 20000), RELAXED_ONLY, RELAXED_WORK_DIR (where to build; default a new temporary
-# directory). Exit status 0 only when every check passes and every mutant is caught.
+# hundred times longer: workers spin and park; default 20000), RELAXED_ONLY,
+# RELAXED_WORK_DIR (where to build; default a new temporary directory). Exit status 0 only
+# when every check passes and every mutant is caught.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -2,7 +2,10 @@
 # Builds the C core, the C stress test of the pool (Tests/ThreadPoolStress) and the C
 # regression (Model/regress) for aarch64 Linux with clang, links them against Debian's arm64
 # liburcu, and runs them under qemu-aarch64 twice: built for plain ARMv8.0 (atomics are
-# LL/SC loops, ldaxr/stlxr) and for ARMv8.1 (LSE atomics: ldadd, cas, swp). Prints each qemu
+# LL/SC loops, ldaxr/stlxr) and run on an emulated Cortex-A53 (ARMv8.0: no LSE, so the C
+# library's and liburcu's atomics, which choose at run time, take their LL/SC paths too), and
+# built for ARMv8.1 (LSE atomics: ldadd, cas, swp) and run on qemu's `max` CPU. Outline
+# atomics are off in both builds, so the instructions are those of -march. Prints each qemu
 # command it runs.
 #
 # What emulation shows and what it cannot: qemu executes the aarch64 instructions the
@@ -65,24 +68,30 @@ urcu_inc="$urcu/usr/include/aarch64-linux-gnu"
 core=$(ls "$rt"/*.c | grep -v '/concurrency\.c$' | tr '\n' ' ')
 libs="-L$urcu_lib -lurcu-memb -lurcu-common -lurcu-cds -lpthread"
 status=0
-for arch in armv8-a armv8.1-a; do
+for build in "armv8-a cortex-a53" "armv8.1-a max"; do
+    set -- $build
+    arch=$1
+    cpu=$2
     out="$work/$arch"
     mkdir -p "$out"
-    flags="--target=aarch64-linux-gnu -march=$arch $ld_flag -std=gnu11 -O2 -g -Wall -Wextra -I$rt/include -I$rt -isystem $urcu_inc"
-    echo "== aarch64 -march=$arch: build ($cc)"
+    flags="--target=aarch64-linux-gnu -march=$arch -mno-outline-atomics $ld_flag -std=gnu11 -O2 -g -Wall -Wextra -I$rt/include -I$rt -isystem $urcu_inc"
+    echo "== aarch64 -march=$arch (run on -cpu $cpu): build ($cc)"
     nice -n 19 "$cc" $flags -o "$out/pool_stress" $core "$root/Tests/ThreadPoolStress/pool_stress.c" $libs
     nice -n 19 "$cc" $flags -D_Nullable= -D_Nonnull= -o "$out/deep_wait" "$root/Model/regress/deep_wait.c" \
         "$rt/task.c" "$rt/job.c" -lpthread
     # The atomics the build chose: LL/SC exclusives on ARMv8.0, LSE instructions on ARMv8.1.
-    if command -v llvm-objdump >/dev/null || [ -x /opt/swift/usr/bin/llvm-objdump ]; then
-        objdump_bin=$(command -v llvm-objdump || echo /opt/swift/usr/bin/llvm-objdump)
-        llsc=$("$objdump_bin" -d "$out/pool_stress" | grep -cE '(ldaxr|stlxr|ldxr|stxr)' || true)
-        lse=$("$objdump_bin" -d "$out/pool_stress" | grep -cE '(ldadd|casa|casl|cas	|swp|ldset|ldclr)' || true)
+    # (--mattr=+lse: without it an older llvm-objdump prints LSE instructions as <unknown>.)
+    objdump_bin=/opt/swift/usr/bin/llvm-objdump
+    [ -x "$objdump_bin" ] || objdump_bin=$(command -v llvm-objdump || true)
+    if [ -n "$objdump_bin" ]; then
+        listing=$("$objdump_bin" -d --mattr=+lse "$out/pool_stress")
+        llsc=$(grep -cE '[[:space:]](ldaxr|stlxr|ldxr|stxr)[[:space:]]' <<< "$listing" || true)
+        lse=$(grep -cE '[[:space:]](ldadd|cas|swp|ldset|ldclr)[a-z]*[[:space:]]' <<< "$listing" || true)
         echo "   atomics in pool_stress: $llsc LL/SC exclusives, $lse LSE instructions"
     fi
     for prog in "deep_wait" "pool_stress $jobs"; do
         set -- $prog
-        cmd="qemu-aarch64 -L $sysroot -E LD_LIBRARY_PATH=$urcu_lib $out/$*"
+        cmd="qemu-aarch64 -cpu $cpu -L $sysroot -E LD_LIBRARY_PATH=$urcu_lib $out/$*"
         echo "== aarch64 -march=$arch: $cmd"
         t0=$(date +%s)
         log="$out/$1.log"
