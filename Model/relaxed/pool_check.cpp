@@ -166,6 +166,23 @@ struct check_two_submitters : pool_test<check_two_submitters, 2, 2> {
     void after() { finish(); }
 };
 
+/* relaxed-pool-one-worker: a pool of 1; one job from outside races the worker's spin and
+ * park: the smallest setting of I3's store-buffering pair (the submitter's enqueue against
+ * the parker's published bit, each followed by a read of the other side). */
+struct check_one_worker : pool_test<check_one_worker, 1, 1> {
+    void before() { setup(1); }
+    void thread(unsigned i) {
+        (void)i;
+        bolts_pool_t *pool = bolts_pool_create(1, "relacy");
+        g.pool->store(pool, mo_release, $);
+        submit(pool, 0, false);
+        RL_ASSERT(bolts_task_wait(g.jobs[0].done, -1));
+        RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+        bolts_pool_release(pool);
+    }
+    void after() { finish(); }
+};
+
 /* relaxed-pool-shutdown-race: a job submitted while the pool shuts down runs exactly once (on a
  * worker, in the shutdown's sweep, or in place after a refusal: I7), and every worker
  * ends. */
@@ -228,6 +245,7 @@ int main(int argc, char **argv) {
     int n = atoi(argv[2]);
     bool ok;
     if (!strcmp(name, "relaxed-pool-two-submitters")) ok = run_check<check_two_submitters>(name, n);
+    else if (!strcmp(name, "relaxed-pool-one-worker")) ok = run_check<check_one_worker>(name, n);
     else if (!strcmp(name, "relaxed-pool-shutdown-race")) ok = run_check<check_shutdown_race>(name, n);
     else if (!strcmp(name, "relaxed-pool-compensation")) ok = run_check<check_compensation>(name, n);
     else {
