@@ -127,7 +127,7 @@ struct BenchmarksCommand: ParsableCommand {
     var withoutReference = false
 
     @Option(help: .hidden)
-    var concurrencyChild: String?
+    var child: ChildKind?
 
     @Option(help: .hidden)
     var concurrencyScale: String?
@@ -251,42 +251,9 @@ struct BenchmarksCommand: ParsableCommand {
     }
 
     func run() throws {
-        // A child process of the "Swift Concurrency on the Bolts pool" section: it must
-        // install the pool (or not) before anything else starts a Swift task.
-        if concurrencyChild == CPULimitedServerChild.childMode {
-            CPULimitedServerChild.runChild(settings: serverSettings)
-        }
-        if concurrencyChild == ServerWithPoolInstalled.childMode {
-            try ServerWithPoolInstalled.runChild(settings: serverSettings)
-        }
-        if concurrencyChild == ProcessReplicas.taskOperationChildMode || concurrencyChild == ProcessReplicas.childMode {
-            // A task operation's environment lives until the child exits; an executor child
-            // makes none (its idle threads would take part in the contention).
-            let comparisons =
-                concurrencyChild == ProcessReplicas.childMode
-                ? Catalog.filtered(
-                    Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
-                    by: filter, withoutReference: withoutReference
-                )
-                : Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference)
-            try ProcessReplicas.runChild(
-                comparisons,
-                index: comparisonIndex ?? -1,
-                seconds: comparisonSeconds ?? 10,
-                settings: RunSettings(
-                    sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
-                    seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
-                )
-            )
-        }
-        if let concurrencyChild {
-            try ConcurrencyWorkloads.runChild(
-                installed: concurrencyChild == "installed",
-                scale: concurrencyScale ?? (quick ? "quick" : "full"),
-                repetitions: repetitions ?? 3,
-                filter: filter
-            )
-        }
+        // A child process (`ChildKind`) does its one job and exits, before anything else starts
+        // a Swift task: some install the pool as the global executor first.
+        if let child { try runChild(child) }
         // Before anything is measured: a debug build hands over to a release build of itself.
         if isDebugBuild, !debugBuild, !ReleaseHandOver.wasHandedOver {
             try ReleaseHandOver.replaceWithReleaseBuild(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -385,17 +352,17 @@ struct BenchmarksCommand: ParsableCommand {
         environment.shutdown()
         // Each comparison whose work hops between threads, and each executor comparison, in
         // child processes of its own (the process is the unit).
-        // Each list with its child mode (which builds the same list) and its seeds' spacing.
+        // Each list with its child kind (which builds the same list) and its seeds' spacing.
         let inProcesses = [
-            (taskOperationsInProcesses, ProcessReplicas.taskOperationChildMode, 10_000),
-            (executors, ProcessReplicas.childMode, 100),
+            (taskOperationsInProcesses, ChildKind.taskOperationComparison, 10_000),
+            (executors, ChildKind.executorComparison, 100),
         ]
-        for (comparisons, childMode, seedSpacing) in inProcesses {
+        for (comparisons, kind, seedSpacing) in inProcesses {
             for (index, comparison) in comparisons.enumerated() {
                 progress.next("\(comparison.group): \(comparison.operation)")
                 results.append(
                     ProcessReplicas.run(
-                        comparison, childMode: childMode, index: index, processes: executorProcesses,
+                        comparison, kind: kind, index: index, processes: executorProcesses,
                         arguments: comparisonChildArguments, seed: seed &+ UInt64(seedSpacing * (index + 1)),
                         weight: weight(comparison), scheduler: runner.scheduler
                     )

@@ -45,8 +45,8 @@ enum ConcurrencyOnPool {
 
     /// The child's arguments for `childMode`.
     static func childArguments(installed: Bool, childMode: String, repetitions: Int) -> [String] {
-        ["--concurrency-child", installed ? "installed" : "default", "--repetitions", "\(repetitions)",
-         "--concurrency-scale", childMode]
+        (installed ? ChildKind.concurrencyOnPoolInstalled : .concurrencyOnDefaultExecutor).arguments
+            + ["--repetitions", "\(repetitions)", "--concurrency-scale", childMode]
     }
 
     static func run(

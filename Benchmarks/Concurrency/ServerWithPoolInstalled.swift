@@ -7,7 +7,6 @@ import Foundation
 /// in that process too as its reference. The main process's own run of the handler, on
 /// Swift's default executor, is the other half of the comparison.
 enum ServerWithPoolInstalled {
-    static let childMode = "server-installed"
     static let peers: [ServerPeer] = [.dispatchGroup, .concurrencyTaskGroup]
 
     /// The child's main: installs the pool, runs the two handlers, prints the outcome as
@@ -37,7 +36,7 @@ enum ServerWithPoolInstalled {
     /// Runs the child with the same server settings as the main run.
     static func run(arguments: [String], watchdog: Watchdog) throws -> ServerBenchmark.Outcome {
         watchdog.beat("server scenario with the pool installed (child process)")
-        let data = try runBenchmarkChild(["--concurrency-child", childMode] + arguments)
+        let data = try runBenchmarkChild(ChildKind.serverWithPoolInstalled.arguments + arguments)
         return try JSONDecoder().decode(ServerBenchmark.Outcome.self, from: data)
     }
 

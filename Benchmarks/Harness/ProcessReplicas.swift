@@ -10,12 +10,6 @@ import Foundation
 /// Student's t interval over the processes' mean log ratios (the process is the unit), and
 /// its A/A the same over the processes' A/A means.
 enum ProcessReplicas {
-    /// The child mode's argument for an executor comparison (no task-operation environment:
-    /// its idle threads would take part in the contention).
-    static let childMode = "comparison"
-    /// The child mode's argument for a task operation (`Catalog.taskOperationsInProcesses`).
-    static let taskOperationChildMode = "task-comparison"
-
     /// What a child sends back: its comparison's entries (every sample) and its verdict rows
     /// (each with its rounds' log ratios), and each round's noise.
     struct ChildResult: Codable {
@@ -67,12 +61,12 @@ enum ProcessReplicas {
         exit(0)
     }
 
-    /// Runs comparison `index` (of the list that `childMode`'s children build) in `processes`
+    /// Runs comparison `index` (of the list that children of `kind` build) in `processes`
     /// children, one after the other, within `weight`'s share of the budget of `scheduler`
     /// (`RoundScheduler.replicas`), and merges what they measured.
     static func run(
         _ comparison: Comparison,
-        childMode: String,
+        kind: ChildKind,
         index: Int,
         processes: Int,
         arguments: [String],
@@ -83,7 +77,7 @@ enum ProcessReplicas {
         let (children, failure) = scheduler.replicas(comparison.operation, count: processes, weight: weight) {
             process, seconds in
             let data = try runBenchmarkChild(
-                ["--concurrency-child", childMode, "--comparison-index", "\(index)",
+                kind.arguments + ["--comparison-index", "\(index)",
                  "--comparison-seconds", String(format: "%.3f", seconds),
                  "--seed", "\(seed &+ UInt64(process))"] + arguments
             )

@@ -16,8 +16,6 @@ import NIOCore
 /// it serves until its standard input closes or reads `stop`, then shuts the server down and
 /// exits 0. If the parent dies, the pipe closes and the child ends too.
 final class CPULimitedServerChild {
-    static let childMode = "server-cpu-limit"
-
     let process: Process
     let port: Int
     /// `ThreadPool.shared.threadCount` in the child.
@@ -48,7 +46,7 @@ final class CPULimitedServerChild {
     init(cgroup: CPUQuotaCgroup, arguments: [String]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--concurrency-child", Self.childMode] + arguments
+        process.arguments = ChildKind.serverUnderCPULimit.arguments + arguments
         input = Pipe()
         let output = Pipe()
         process.standardInput = input
