@@ -1,5 +1,5 @@
-import Foundation
 import BenchmarkStatistics
+import Foundation
 
 /// How long each sample lasts and when comparisons stop.
 struct RunSettings: Sendable {

@@ -48,13 +48,14 @@ import Testing
         #expect(estimate.map { $0.low < 1 && $0.high > 1 } == true)
     }
 
-    @Test func theTwinOrderRuleAlternatesEvenlyAndDependsOnTheRoundAlone() {
+    @Test func theTwinOrderRuleAlternatesEvenlyAndIsFixedByTheRound() {
         for length in [16, 64, 256] {
             let first = (0..<length).filter { PairedStatistics.twinFirst(inRound: $0) }.count
             #expect(abs(Double(first) / Double(length) - 0.5) <= 0.2, "\(first) of \(length)")
         }
-        #expect((0..<100).map { PairedStatistics.twinFirst(inRound: $0) }
-            == (0..<100).map { PairedStatistics.twinFirst(inRound: $0) })
+        // The rule's first rounds, pinned, so that a change to the rule shows.
+        let firstRounds = (0..<8).map { PairedStatistics.twinFirst(inRound: $0) }
+        #expect(firstRounds == [false, true, true, true, false, false, false, true])
     }
 
     @Test func contaminationIsMarkedByRound() {
