@@ -229,6 +229,7 @@ struct BenchmarksCommand: ParsableCommand {
         static let concurrency = 12.0
         static let serverConfiguration = 5.0
         static let serverCPULimitConfiguration = 5.0
+        static let hummingbird = 27.0
     }
 
     /// The fraction of the budget the measurements plan for; the rest absorbs the round in
@@ -307,6 +308,7 @@ struct BenchmarksCommand: ParsableCommand {
                 print("\(ConcurrencyOnPool.group): default executor vs the pool installed")
                 for workload in ConcurrencyWorkloads.all { print("  \(workload.name)") }
             }
+            listHummingbird()
             if !serverPeers.isEmpty {
                 print("\(ServerBenchmark.group): fan-outs \(server.settings.fanOuts), jobs of \(server.settings.jobNanoseconds) ns")
                 for peer in serverPeers {
@@ -324,11 +326,15 @@ struct BenchmarksCommand: ParsableCommand {
             default: return comparison.isProcessTheUnit ? Weight.taskOperationInProcesses : Weight.taskOperation
             }
         }
+        // Built before the budget starts; a section that cannot run takes no share.
+        let hummingbirdServer = prepareHummingbird()
+        let hummingbirdRuns = (try? hummingbirdServer?.get()) != nil
         let totalWeight = (allTaskOperations + executors).map(weight).reduce(0, +)
             + (concurrencyWanted ? Weight.concurrency : 0)
             + (serverPeers.isEmpty ? 0 : Weight.serverConfiguration * Double(server.configurations.count))
             + (cpuLimitHierarchy == nil
                 ? 0 : Weight.serverCPULimitConfiguration * Double(cpuLimitVariant!.variant.settings.configurations.count))
+            + (hummingbirdRuns ? Weight.hummingbird : 0)
         let budgetMinutes: Double? = full ? nil : (budget ?? (quick ? 1.5 : 10))
         let runBudget = Budget(seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction }, totalWeight: totalWeight)
         let measurementStart = now()
@@ -336,7 +342,7 @@ struct BenchmarksCommand: ParsableCommand {
         let progress = Progress(budget: runBudget)
         progress.begin(
             total: allTaskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
-                + (cpuLimitHierarchy == nil ? 0 : 1)
+                + (cpuLimitHierarchy == nil ? 0 : 1) + (hummingbirdRuns ? 1 : 0)
         )
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
@@ -431,6 +437,13 @@ struct BenchmarksCommand: ParsableCommand {
                 writeError("warning: the server scenario with the pool installed failed: \(error)\n")
             }
         }
+        var hummingbirdOutcome: HummingbirdBenchmark.Outcome?
+        if let hummingbirdServer {
+            if hummingbirdRuns { progress.next("\(HummingbirdBenchmark.group): Hummingbird 2 under wrk (child processes)") }
+            hummingbirdOutcome = runHummingbird(
+                hummingbirdServer, budget: runBudget, seed: seed &+ 4, progress: progress, watchdog: runner.watchdog)
+            progress.log(verdicts: hummingbirdOutcome?.verdicts ?? [])
+        }
         progress.finish()
         let measuredSeconds = Double(now() &- measurementStart) / 1e9
 
@@ -438,10 +451,10 @@ struct BenchmarksCommand: ParsableCommand {
         let goals = Goals.check(results)
         let verdicts = Verdicts.simultaneous(
             results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
-                + (cpuLimitOutcome?.verdicts ?? [])
+                + (cpuLimitOutcome?.verdicts ?? []) + (hummingbirdOutcome?.verdicts ?? [])
         )
         let allNoise = results.flatMap(\.noise) + (concurrencyOutcome?.noise ?? []) + (serverOutcome?.noise.flatMap { $0 } ?? [])
-            + (cpuLimitOutcome?.noise.flatMap { $0 } ?? [])
+            + (cpuLimitOutcome?.noise.flatMap { $0 } ?? []) + (hummingbirdOutcome?.noise ?? [])
         let noiseSummary = NoiseSummary(allNoise)
         let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }
 
@@ -465,6 +478,7 @@ struct BenchmarksCommand: ParsableCommand {
         if let serverInstalledOutcome {
             report += ServerWithPoolInstalled.render(installed: serverInstalledOutcome, main: serverOutcome)
         }
+        if let hummingbirdOutcome { report += HummingbirdReport.render(hummingbirdOutcome) }
         report += Report.aaTable(verdicts.filter(\.isAA))
         if let baselineComparisons, let baseline { report += Baseline.render(baselineComparisons, name: baseline) }
         print(report)
@@ -491,7 +505,8 @@ struct BenchmarksCommand: ParsableCommand {
             ),
             measuredSeconds: measuredSeconds,
             verdicts: verdicts,
-            goals: goals + (concurrencyOutcome?.goals ?? []) + (serverOutcome?.goals ?? []),
+            goals: goals + (concurrencyOutcome?.goals ?? []) + (serverOutcome?.goals ?? [])
+                + (hummingbirdOutcome?.goals ?? []),
             noise: noiseSummary,
             comparisons: JSONReport.comparisons(results),
             server: serverOutcome,
@@ -499,7 +514,8 @@ struct BenchmarksCommand: ParsableCommand {
             concurrency: concurrencyOutcome,
             baselineName: baseline,
             baselineComparisons: baselineComparisons,
-            cpuLimit: cpuLimitOutcome
+            cpuLimit: cpuLimitOutcome,
+            hummingbird: hummingbirdOutcome
         )
         if let json {
             try jsonReport.write(to: json)

@@ -68,6 +68,9 @@ struct JSONReport: Codable {
     /// The server scenario under a CPU quota (its verdicts are in `verdicts` too), or why it
     /// was skipped.
     var cpuLimit: ServerCPULimit.Outcome? = nil
+    /// The "Inside a Hummingbird server" section (its verdicts are in `verdicts` too, its goals
+    /// in `goals`), or why it was skipped.
+    var hummingbird: HummingbirdBenchmark.Outcome? = nil
 
     static func comparisons(_ results: [ComparisonResult]) -> [Comparison] {
         results.map { result in

@@ -13,6 +13,7 @@ enum Section: String, Codable, CaseIterable, Sendable {
     case swiftConcurrency = "swift concurrency"
     case server = "server"
     case serverCPULimit = "server (cpu limit)"
+    case hummingbird = "hummingbird server"
 
     /// The section of a comparison of `group` (one of `Catalog`'s groups).
     init(group: String) {

@@ -1,0 +1,170 @@
+import BenchmarkStatistics
+import Foundation
+
+extension HummingbirdBenchmark {
+    /// The metrics judged on `route`, read from a child's run of it (requests/s first: it
+    /// decides when the rounds stop).
+    static func metrics(for route: Route) -> [JudgedMetric<RunResult>] {
+        [
+            JudgedMetric(ServerBenchmark.requestsPerSecond) { $0.route(route)?.requestsPerSecond },
+            JudgedMetric(ServerBenchmark.cpuPerRequest) { $0.route(route)?.cpuMicrosecondsPerRequest },
+            JudgedMetric(ServerBenchmark.p99Latency) { $0.route(route)?.wrk.p99 },
+        ]
+    }
+
+    /// `/plain`'s requests/s beside the blocking handlers ÷ alone, in the same child.
+    static let keptMetric = Metric(title: "/plain requests/s beside /block ÷ alone", unit: "×", lowerIsBetter: false)
+
+    /// The comparisons on every route, in the report's order: (subject, peer).
+    static let reportedPairs: [(Arm, Arm)] = [
+        (.bolts, .defaultExecutor), (.bolts, .nio), (.boltsPreferred, .defaultExecutor), (.nio, .defaultExecutor),
+    ]
+
+    /// The name of a route's verdicts.
+    static func name(_ route: Route) -> String { "Hummingbird \(route.title)" }
+    static let blockingName = "Hummingbird /plain beside handlers blocking 20 ms (/block)"
+
+    /// The section's verdicts: on every route and metric, each arm against the default
+    /// executor with the metric's A/A (`PairedRounds.verdicts`), and the pool installed against
+    /// NIO's take-over in the same rounds, judged with the same A/A's threshold; then, for each
+    /// arm, `/plain` beside the blocking handlers against `/plain` alone in the same child,
+    /// judged with the threshold of `/plain`'s requests/s.
+    static func verdicts(_ rounds: PairedRounds<Arm, RunResult>, settings: Settings) -> [VerdictRow] {
+        /// `subject` against `peer` on `value`, in the rounds where both were measured.
+        func values(_ subject: Arm, _ peer: Arm, _ value: (RunResult) -> Double?) -> PairedValues {
+            var paired = PairedValues()
+            for round in 0..<rounds.count {
+                guard let s = rounds.value(of: subject, inRound: round).flatMap(value),
+                    let p = rounds.value(of: peer, inRound: round).flatMap(value)
+                else { continue }
+                paired.append(round: round, subject: s, peer: p, twin: nil)
+            }
+            paired.markContaminated(rounds.noise)
+            return paired
+        }
+        func threshold(_ rows: [VerdictRow], _ route: Route, _ metric: Metric) -> Double? {
+            rows.first { $0.isAA && $0.name == name(route) && $0.metric == metric.title }?.noiseThreshold
+        }
+        var rows: [VerdictRow] = []
+        for route in settings.routes {
+            let metrics = metrics(for: route)
+            rows += rounds.verdicts(section: section, name: name(route), title: \.title, metrics: metrics)
+            guard settings.arms.contains(.bolts), settings.arms.contains(.nio) else { continue }
+            for judged in metrics {
+                rows.append(
+                    Verdicts.row(
+                        section: section, name: name(route), subject: Arm.bolts.title, peer: Arm.nio.title,
+                        metric: judged.metric, values(.bolts, .nio, judged.value),
+                        threshold: threshold(rows, route, judged.metric)
+                    )
+                )
+            }
+        }
+        // A starved run counts as 0.01 req/s rather than dropping out of the estimate.
+        let plainThreshold = threshold(rows, .plain, ServerBenchmark.requestsPerSecond)
+        for arm in settings.arms {
+            var paired = PairedValues()
+            for round in 0..<rounds.count {
+                guard let run = rounds.value(of: arm, inRound: round), let alone = run.route(.plain) else { continue }
+                paired.append(
+                    round: round, subject: max(run.blocking.plainRequestsPerSecond, 0.01),
+                    peer: max(alone.requestsPerSecond, 0.01), twin: nil
+                )
+            }
+            paired.markContaminated(rounds.noise)
+            rows.append(
+                Verdicts.row(
+                    section: section, name: blockingName, subject: arm.title, peer: "/plain alone in the same child",
+                    metric: keptMetric, paired, threshold: plainThreshold
+                )
+            )
+        }
+        return rows
+    }
+
+    /// The section's goals for the pool installed, judged on this run's intervals: on the
+    /// task-group fan-out ≥ 1.25× the default executor's requests/s at ≤ 0.85× its CPU per
+    /// request; on `/plain` ≥ 1.0× its requests/s at ≤ its CPU per request; every route ≥ NIO's
+    /// take-over's requests/s; beside the blocking handlers, `/plain` keeps ≥ 0.7× its
+    /// requests/s alone with p99 ≤ 10 ms, and `/block` is served at ≥ 180 req/s (4 connections
+    /// of 20 ms requests allow at most 200).
+    static func goals(_ verdicts: [VerdictRow], runs: [RunResult]) -> [GoalCheck] {
+        let bolts = Arm.bolts.title
+        func row(_ route: Route, against peer: Arm, _ metric: Metric, label: String = "") -> [LabelledRow] {
+            guard
+                var row = verdicts.first(where: {
+                    !$0.isAA && $0.name == name(route) && $0.subject == bolts && $0.baseline == peer.title
+                        && $0.metric == metric.title
+                })
+            else { return [] }
+            // "≤ 0.85× the default's CPU" bounds the subject's value ÷ the peer's; the verdict's
+            // ratio of a lower-is-better metric is the peer's ÷ the subject's, so it is inverted.
+            if metric.lowerIsBetter, let ratio = row.ratio {
+                row.ratio = 1 / ratio
+                row.interval95 = row.interval95.map { [1 / $0[1], 1 / $0[0]] }
+            }
+            return [LabelledRow(label: label, row: row)]
+        }
+        let requests = ServerBenchmark.requestsPerSecond
+        let cpu = ServerBenchmark.cpuPerRequest
+        var checks: [GoalCheck] = [
+            Goals.ratio(
+                "hummingbird: /fanout (task group), Bolts installed ≥ 1.25× the default executor's requests/s",
+                row(.fanout, against: .defaultExecutor, requests), atLeast: 1.25),
+            Goals.ratio(
+                "hummingbird: /fanout (task group), Bolts installed ≤ 0.85× the default executor's CPU per request",
+                row(.fanout, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 0.85),
+            Goals.ratio(
+                "hummingbird: /plain, Bolts installed ≥ 1.0× the default executor's requests/s",
+                row(.plain, against: .defaultExecutor, requests), atLeast: 1),
+            Goals.ratio(
+                "hummingbird: /plain, Bolts installed ≤ 1.0× the default executor's CPU per request",
+                row(.plain, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 1),
+            Goals.ratio(
+                "hummingbird: every route, Bolts installed ≥ SwiftNIO's take-over's requests/s",
+                Route.allCases.flatMap { row($0, against: .nio, requests, label: "/\($0.path)") }, atLeast: 1),
+        ]
+        let kept = verdicts.first { $0.name == blockingName && $0.subject == bolts }
+        checks.append(
+            Goals.ratio(
+                "hummingbird: beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
+                kept.map { [LabelledRow(label: "", row: $0)] } ?? [], atLeast: 0.7)
+        )
+        let boltsRuns = runs.filter { $0.arm == .bolts && !$0.isTwin }
+        checks.append(
+            Goals.ratio(
+                "hummingbird: beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
+                boundRow(boltsRuns.map(\.blocking.plain.p99), bound: 10_000, label: "p99 ÷ 10 ms"), atMost: 1)
+        )
+        checks.append(
+            Goals.ratio(
+                "hummingbird: /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
+                boundRow(boltsRuns.map(\.blocking.blockRequestsPerSecond), bound: 180, label: "req/s ÷ 180"),
+                atLeast: 1)
+        )
+        return checks
+    }
+
+    /// The rounds' `values` ÷ `bound` as a goal's row: the geometric mean and its t interval
+    /// over the rounds (a value of 0 counts as a tiny one, so it is not left out). Empty
+    /// without values.
+    private static func boundRow(_ values: [Double], bound: Double, label: String) -> [LabelledRow] {
+        guard !values.isEmpty else { return [] }
+        let logs = values.map { log(max($0, 1e-3) / bound) }
+        let estimate = PairedStatistics.estimate(logRatios: logs)
+        let row = VerdictRow(
+            section: section,
+            name: blockingName,
+            subject: Arm.bolts.title,
+            baseline: label,
+            metric: label,
+            ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
+            interval95: estimate.map { [$0.low, $0.high] },
+            verdict: .undecided,
+            rounds: logs.count,
+            noiseThreshold: nil,
+            logRatios: logs
+        )
+        return [LabelledRow(label: label, row: row)]
+    }
+}

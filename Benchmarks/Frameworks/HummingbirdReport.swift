@@ -1,0 +1,106 @@
+import BenchmarkStatistics
+import Foundation
+
+/// The "Inside a Hummingbird server" section in Markdown: a table per metric (a row per route,
+/// a column per comparison), the blocking-handler table (a row per executor choice), then the
+/// section's goals.
+enum HummingbirdReport {
+    static func render(_ outcome: HummingbirdBenchmark.Outcome) -> String {
+        var text = "\n## \(HummingbirdBenchmark.group): Hummingbird 2 under wrk, per executor\n\n"
+        if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
+        let settings = outcome.settings
+        text += "A Hummingbird 2 application (`Benchmarks/HummingbirdServer`, a package of its own"
+        if let seconds = outcome.buildSeconds { text += String(format: ", built in %.0f s", seconds) }
+        text += ") on 127.0.0.1, one child process per executor choice and round: "
+        text += settings.arms.map { "\($0.shortTitle) (\($0.title))" }.joined(separator: "; ")
+        text += ". Each round starts every choice once and the default executor twice (the A/A), in an order "
+        text += "drawn at random; in each child, after a \(settings.warmUpSeconds)-second warm-up, wrk "
+        text += "(\(settings.wrkThreads) thread, \(settings.connections) connections, \(settings.seconds)-second runs) "
+        text += "loads each route in turn. Jobs are ~\(settings.jobNanoseconds / 1_000) µs of CPU "
+        text += "(\(settings.jobRounds) xorshift rounds). CPU is the child's (user + system, `/proc/<pid>/stat`) "
+        text += "÷ requests. Ratios are above 1 when the subject is better. \(Verdicts.legend)\n"
+        text += "\nWhere the handlers ran (each child's `GET /thread`: the thread's name, and whether it is a worker "
+        text += "of `ThreadPool.shared`): "
+        text +=
+            outcome.summaries.map { "\($0.arm.shortTitle) `\($0.handlerThreads.joined(separator: "`, `"))`" }
+            .joined(separator: "; ") + ".\n"
+        // A column per comparison that has rows: (subject, peer, header).
+        let columns = HummingbirdBenchmark.reportedPairs.map { subject, peer in
+            (subject.title, peer.title, "\(subject.shortTitle) ÷ \(peer.shortTitle)")
+        }.filter { column in outcome.verdicts.contains { $0.subject == column.0 && $0.baseline == column.1 } }
+        let reference = outcome.summaries.first { $0.arm == .defaultExecutor }
+        for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
+            text += "\n### \(metric.title)\n\n"
+            var table = MarkdownTable(
+                headers: ["route", "default executor", "noise (A/A)"] + columns.map(\.2),
+                alignments: [.left, .right, .right] + columns.map { _ in .right }
+            )
+            for route in settings.routes {
+                let name = HummingbirdBenchmark.name(route)
+                let rows = outcome.verdicts.filter { $0.name == name && $0.metric == metric.title }
+                let value = reference?.routes.first { $0.route == route }.map { summary -> String in
+                    switch metric.title {
+                    case ServerBenchmark.requestsPerSecond.title: return summary.requestsPerSecond.formattedPlain + "/s"
+                    case ServerBenchmark.cpuPerRequest.title:
+                        return String(format: "%.1f µs", summary.cpuMicrosecondsPerRequest)
+                    default: return (summary.p99 / 1_000).formattedMilliseconds
+                    }
+                }
+                table.rows.append(
+                    ["/\(route.path)", value ?? "–", rows.first(where: \.isAA)?.formattedThreshold ?? "–"]
+                        + columns.map { column in
+                            rows.first { !$0.isAA && $0.subject == column.0 && $0.baseline == column.1 }?.formattedCell
+                                ?? "–"
+                        }
+                )
+            }
+            text += table.render()
+        }
+        text += blocking(outcome)
+        if !outcome.goals.isEmpty {
+            text += "\n### Hummingbird goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
+        }
+        let errors = outcome.summaries.map { summary in
+            (summary.arm, summary.routes.reduce(summary.blockingErrors) { $0 + $1.errors })
+        }.filter { $0.1 > 0 }
+        if !errors.isEmpty {
+            text += "\nErrors (wrk's connect, read, write, timeout and non-2xx counts): "
+            text += errors.map { "\($0.0.shortTitle) \($0.1)" }.joined(separator: ", ") + ".\n"
+        }
+        return text
+    }
+
+    /// `/plain` beside the blocking handlers, a row per executor choice (medians over the rounds).
+    private static func blocking(_ outcome: HummingbirdBenchmark.Outcome) -> String {
+        let settings = outcome.settings
+        var text = "\n### Beside handlers that block their thread\n\n"
+        text += "In each child, last: wrk loads `/plain` while a second wrk keeps \(settings.blockConnections) "
+        text += "connections on `/block`, whose handler sleeps 20 ms in `usleep` (as a synchronous driver would; at "
+        text +=
+            "most \(settings.blockConnections * 50) req/s). Kept: `/plain`'s requests/s beside `/block` ÷ alone, in "
+        text += "the same child and round. Threads: the child's before the run → the most seen during it.\n\n"
+        var table = MarkdownTable(
+            headers: [
+                "executor", "/plain alone", "/plain beside /block", "kept [95%]", "verdict", "/plain p99 beside",
+                "/block req/s", "threads",
+            ],
+            alignments: [.left, .right, .right, .right, .left, .right, .right, .right]
+        )
+        for summary in outcome.summaries {
+            let kept = outcome.verdicts.first {
+                $0.name == HummingbirdBenchmark.blockingName && $0.subject == summary.arm.title
+            }
+            table.rows.append([
+                summary.arm.shortTitle,
+                summary.plainAloneRequestsPerSecond.formattedPlain + "/s",
+                summary.plainBesideBlockRequestsPerSecond.formattedPlain + "/s",
+                kept?.formattedRatioAndInterval ?? String(format: "%.2f×", summary.keptFraction),
+                kept?.formattedVerdict ?? "",
+                (summary.plainBesideBlockP99 / 1_000).formattedMilliseconds,
+                summary.blockRequestsPerSecond.formattedPlain,
+                "\(summary.threadsBefore) → \(summary.peakThreads)",
+            ])
+        }
+        return text + table.render()
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `HummingbirdServer` executable of the "Inside a Hummingbird server" section, built from
+/// the nested package `Benchmarks/HummingbirdServer` once per run, before anything is measured.
+///
+/// The nested package keeps Hummingbird out of the root package's build; it depends on the root
+/// by path, so the server measures the Bolts of this checkout. The root is found the way
+/// `ReleaseHandOver` finds it: the nearest directory above this executable (or else the current
+/// directory) that holds a Package.swift, here also required to hold the nested package. The
+/// build runs `swift build -c release --package-path <root>/Benchmarks/HummingbirdServer` with its
+/// output on stderr (a first build compiles Hummingbird and its dependencies: minutes; later
+/// ones only what changed), then asks `--show-bin-path` where the executable is.
+enum HummingbirdServerBuild {
+    /// The nested package, relative to the root package.
+    static let packageDirectory = "Benchmarks/HummingbirdServer"
+    static let product = "HummingbirdServer"
+
+    /// Why the server could not be built; the section is skipped with this reason.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The built executable and how long the build took.
+    struct Built {
+        var executable: String
+        var seconds: Double
+    }
+
+    /// Builds the server in release mode and returns where it is, or throws why it could not.
+    static func build() throws -> Built {
+        guard let root = packageRoot() else {
+            throw Failure(
+                description: "cannot find the package root (a Package.swift with \(packageDirectory)/Package.swift "
+                    + "beside it, above this executable or in the current directory)"
+            )
+        }
+        let package = root + "/" + packageDirectory
+        let arguments = ["build", "-c", "release", "--package-path", package, "--product", product]
+        writeError("Building the Hummingbird server: swift \(arguments.joined(separator: " "))\n")
+        let start = now()
+        let status = try swift(arguments, output: FileHandle.standardError)
+        let seconds = Double(now() &- start) / 1e9
+        guard status == 0 else {
+            throw Failure(description: "`swift \(arguments.joined(separator: " "))` exited with status \(status)")
+        }
+        let binPath = Pipe()
+        let binPathStatus = try swift(arguments + ["--show-bin-path"], output: binPath)
+        let directory = String(decoding: binPath.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let executable = directory + "/" + product
+        guard binPathStatus == 0, FileManager.default.isExecutableFile(atPath: executable) else {
+            throw Failure(description: "the build left no executable at \(executable)")
+        }
+        writeError(String(format: "Built the Hummingbird server in %.1f s: %@\n", seconds, executable))
+        return Built(executable: executable, seconds: seconds)
+    }
+
+    /// Runs `swift` (from PATH, through env) with `arguments`, its stdout into `output` and its
+    /// stderr on ours; its exit status (127 when there is no `swift` on PATH).
+    private static func swift(_ arguments: [String], output: Any) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift"] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        do {
+            try process.run()
+        } catch {
+            throw Failure(description: "cannot run swift: \(error)")
+        }
+        process.waitUntilExit()
+        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+    }
+
+    /// The root package: the nearest directory above this executable with a Package.swift and the
+    /// nested package, or else the current directory if it has both.
+    static func packageRoot() -> String? {
+        let files = FileManager.default
+        func isRoot(_ directory: String) -> Bool {
+            files.fileExists(atPath: directory + "/Package.swift")
+                && files.fileExists(atPath: directory + "/" + packageDirectory + "/Package.swift")
+        }
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        while directory.path != "/" {
+            if isRoot(directory.path) { return directory.path }
+            directory.deleteLastPathComponent()
+        }
+        return isRoot(files.currentDirectoryPath) ? files.currentDirectoryPath : nil
+    }
+}

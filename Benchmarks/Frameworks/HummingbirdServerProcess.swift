@@ -1,0 +1,121 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// One `HummingbirdServer` child process, serving on 127.0.0.1 with one executor choice.
+///
+/// The protocol: the child binds a port the system picks and prints `port <port>` on its
+/// standard output once the server accepts connections; it serves until its standard input
+/// closes (the parent holds the pipe, so the child also ends when the parent dies). `stop`
+/// closes that pipe, waits a few seconds, then kills and reaps the child. Every path out of
+/// `init` that throws stops the child first.
+final class HummingbirdServerProcess {
+    let arm: HummingbirdBenchmark.Arm
+    let port: Int
+    private let process: Process
+    private let input: Pipe
+
+    var pid: pid_t { process.processIdentifier }
+
+    /// Starts `executable` with `arm`'s executor and jobs of `jobRounds` rounds, and waits (at
+    /// most `timeoutSeconds`) until it says which port it serves.
+    init(executable: String, arm: HummingbirdBenchmark.Arm, jobRounds: Int, timeoutSeconds: Double = 30) throws {
+        self.arm = arm
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [arm.rawValue, "--port", "0", "--job-rounds", "\(jobRounds)"]
+        input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        do {
+            let line = try Self.readLine(output.fileHandleForReading.fileDescriptor, timeoutSeconds: timeoutSeconds)
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, fields[0] == "port", let port = Int(fields[1]), port > 0 else {
+                throw BenchmarkChildFailed(description: "the \(arm.rawValue) Hummingbird server said \"\(line)\"")
+            }
+            self.port = port
+        } catch {
+            Self.stop(process, input: input)
+            throw error
+        }
+    }
+
+    /// `http://127.0.0.1:<port>/<path>`: loopback only.
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    /// The child's CPU time so far (user + system, every thread), in microseconds; nil once it
+    /// is gone.
+    var cpuMicroseconds: Double? { processCPUMicroseconds(pid: pid) }
+
+    /// The body of one `GET /<path>` to the child over a new loopback connection (HTTP/1.1,
+    /// `Connection: close`), read until the child closes it; for the odd request outside wrk's
+    /// runs, such as `/thread`. Throws when the connection or the exchange fails.
+    func get(_ path: String) throws -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw BenchmarkChildFailed(description: "socket(): errno \(errno)") }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = in_addr_t(UInt32(0x7f00_0001).bigEndian)  // 127.0.0.1
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw BenchmarkChildFailed(description: "connect to port \(port): errno \(errno)") }
+        let request = Array("GET /\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else {
+            throw BenchmarkChildFailed(description: "send to port \(port): errno \(errno)")
+        }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            response += buffer[0..<count]
+        }
+        let text = String(decoding: response, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 200"), let bodyStart = text.range(of: "\r\n\r\n") else {
+            throw BenchmarkChildFailed(description: "GET /\(path) answered \"\(text.prefix(80))\"")
+        }
+        return String(text[bodyStart.upperBound...])
+    }
+
+    /// Whether the child still runs.
+    var isRunning: Bool { process.isRunning }
+
+    /// Ends the child and reaps it (see the type's comment).
+    func stop() { Self.stop(process, input: input) }
+
+    private static func stop(_ process: Process, input: Pipe) {
+        try? input.fileHandleForWriting.close()
+        for _ in 0..<150 where process.isRunning { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// One line from `descriptor` (without its newline), waiting at most `timeoutSeconds`.
+    private static func readLine(_ descriptor: Int32, timeoutSeconds: Double) throws -> String {
+        var line: [UInt8] = []
+        let deadline = now() &+ UInt64(timeoutSeconds * 1e9)
+        while now() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 100)
+            if ready < 0, errno != EINTR { break }
+            guard ready > 0 else { continue }
+            var byte: UInt8 = 0
+            let count = read(descriptor, &byte, 1)
+            if count <= 0 { throw BenchmarkChildFailed(description: "the Hummingbird server exited before it served") }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        throw BenchmarkChildFailed(description: "the Hummingbird server did not say its port in \(timeoutSeconds) s")
+    }
+}
