@@ -10,8 +10,10 @@
  * - `_Atomic(T)` is `shim_atomic<T>`: a struct of one T, so that every size, alignment and
  *   offset the C code asserts or relies on (the inline readers of bolts_task.h read the
  *   outcome byte at a fixed offset) is what the C compiler gives it. Each shim atomic is
- *   backed by a Relacy `rl::atomic<T>` found by its address (a side table, emptied every
- *   iteration); `atomic_init` starts a fresh one.
+ *   backed by a Relacy atomic found by its address (a side table, emptied every
+ *   iteration); `atomic_init` starts a fresh one; memory zeroed before it is shared (the
+ *   pool's memset and calloc) reads as zero in every thread. `atomic_uint` and the other
+ *   C11 typedefs are shim atomics too.
  * - `atomic_*_explicit`, `atomic_thread_fence` and the `memory_order_*` names (Relacy's
  *   own macros turn each order into its Relacy order plus the `$` site); the GNU builtin
  *   `__atomic_load_n` of the inline readers, with its `__ATOMIC_*` order.
@@ -26,15 +28,20 @@
  *   WAKE wakes up to `count` sleepers of that word.
  * - `clock_gettime`: a clock that advances 1 µs per read.
  * - `sched_yield` and the spin hint (`__builtin_ia32_pause`): a Relacy yield.
- * - `malloc`/`free` and the runtime's block allocators (pool_blocks.c is not compiled):
+ * - `malloc`/`calloc`/`aligned_alloc`/`free` and the runtime's block allocators
+ *   (pool_blocks.c is not compiled):
  *   blocks are never reused within an iteration; a freed block is poisoned, and a shim
  *   atomic reached inside a freed block, a double free and a block still live at the end
  *   (where the check asks) fail the check.
  * - `_Thread_local`/`__thread`: a Relacy thread is a fiber of one OS thread, so per-thread
- *   variables that the protocols read (job.c's trampoline state, token.c's thread identity)
- *   are given one copy per Relacy thread by the harness that includes the file; the rest
- *   (statistics, lazy RCU registration flags) stay shared, which the checks do not read.
- * - liburcu: see urcu/urcu-memb.h and urcu/rculist.h beside this file.
+ *   variables that the protocols read (job.c's trampoline state, token.c's thread identity,
+ *   pool.c's worker slot, blocking depth and yield request) are given one copy per Relacy
+ *   thread by the harness that includes the file; the rest (statistics, lazy RCU
+ *   registration flags, task.c's await-spin counts, pool.c's submission rotation,
+ *   backpressure sampling and hop heuristic) stay shared: heuristics whose value only
+ *   changes which queue, spin or wait is chosen.
+ * - liburcu: see urcu/urcu-memb.h, urcu/rculist.h, urcu/wfcqueue.h and urcu/system.h
+ *   beside this file; thread creation and the pool's monitor: pool_stubs.h.
  * - `abort()`: a failed Relacy assertion (so that the trail is printed).
  */
 #ifndef BOLTS_RELACY_SHIM_H
