@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Relaxed-memory checks of the C core with Relacy (README.md beside this file): the task
 # state word and continuation stack, the trampoline, the whenAll join and the whenAnySuccess
-# countdown (task_check.cpp), cancellation with its RCU-protected list (token_check.cpp), and
-# the pool's submit, park and wake, steal, shutdown and compensation (pool_check.cpp), each
+# countdown (task_check.cpp), cancellation with its RCU-protected list (token_check.cpp),
+# the pool's submit, park and wake, steal, shutdown and compensation (pool_check.cpp), and
+# the pool's blocked-worker monitor, its sleep and its accounting (monitor_check.cpp), each
 # run on the project's own C sources as they are in the checkout; then every mutant (one
 # weakened order, or one missing step, applied by sed to a copy of one function), each of
 # which must be caught.
@@ -13,7 +14,8 @@
 #
 # Environment (optional): RELAXED_ITERATIONS (random-scheduler iterations per check, default
 # 200000), RELAXED_POOL_ITERATIONS (the same for the pool checks, whose executions are a
-# hundred times longer: workers spin and park; default 20000), RELAXED_ONLY,
+# hundred times longer: workers spin and park; default 20000), RELAXED_MONITOR_ITERATIONS
+# (the same for the monitor checks; default 8000), RELAXED_ONLY,
 # RELAXED_WORK_DIR (where to build; default a new temporary directory). Exit status 0 only
 # when every check passes and every mutant is caught.
 set -uo pipefail
@@ -21,6 +23,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 iterations="${RELAXED_ITERATIONS:-200000}"
 pool_iterations="${RELAXED_POOL_ITERATIONS:-20000}"
+monitor_iterations="${RELAXED_MONITOR_ITERATIONS:-8000}"
 only="${RELAXED_ONLY:-}"
 work="${RELAXED_WORK_DIR:-$(mktemp -d -t bolts-relaxed.XXXXXX)}"
 mkdir -p "$work"
@@ -83,7 +86,7 @@ failure_kind() {
 
 base="$work/base"
 prepare "$base"
-for h in task_check token_check pool_check; do
+for h in task_check token_check pool_check monitor_check; do
     build "$base" "$h" || { echo "build of $h failed:"; cat "$base/$h.build.log"; exit 1; }
 done
 
@@ -105,11 +108,19 @@ checks=(
     "pool_check relaxed-pool-two-submitters"
     "pool_check relaxed-pool-shutdown-race"
     "pool_check relaxed-pool-compensation"
+    "monitor_check relaxed-monitor-hidden-block"
+    "monitor_check relaxed-monitor-accounting"
 )
 # iterations_for HARNESS
-iterations_for() { [ "$1" = pool_check ] && echo "$pool_iterations" || echo "$iterations"; }
+iterations_for() {
+    case "$1" in
+        pool_check) echo "$pool_iterations" ;;
+        monitor_check) echo "$monitor_iterations" ;;
+        *) echo "$iterations" ;;
+    esac
+}
 
-echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each; pool: $pool_iterations)"
+echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each; pool: $pool_iterations; monitor: $monitor_iterations)"
 for c in "${checks[@]}"; do
     set -- $c
     [ -z "$only" ] || [[ "$2" == *"$only"* ]] || continue
@@ -125,8 +136,9 @@ for c in "${checks[@]}"; do
 done
 
 # Mutants: NAME | FILE | FUNCTION (a line that starts it: the sed is limited to that
-# function) | SED EXPRESSION | HARNESS | CHECK. Each is the C code with one change; the
-# check must fail on it.
+# function) | SED EXPRESSIONS (separated by " ;; ", applied in turn, each of which must
+# change the file) | HARNESS | CHECK. Each is the C code with one change; the check must
+# fail on it.
 mutants=(
     "relaxed-mutant-task-publish-no-release|task.c|^void bolts_task_publish|s/STATE_DISPATCHING, memory_order_acq_rel)/STATE_DISPATCHING, memory_order_acquire)/|task_check|relaxed-task-waiter"
     "relaxed-mutant-task-push-relaxed-cas|task.c|^static bool task_push|s/memory_order_release, memory_order_acquire))/memory_order_relaxed, memory_order_acquire))/|task_check|relaxed-task-adders"
@@ -140,11 +152,14 @@ mutants=(
     "relaxed-mutant-pool-take-release-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
     "relaxed-mutant-pool-take-acquire-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
     "relaxed-mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|relaxed-token-dispose"
+    "relaxed-mutant-monitor-resume-no-fence|pool_monitor.c|^void bolts__pool_monitor_resume|s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
+    "relaxed-mutant-monitor-sleep-unordered|pool_monitor.c|^static void sleep_while_parked|s/(\&pool->monitor_asleep, 1, memory_order_seq_cst)/(\&pool->monitor_asleep, 1, memory_order_relaxed)/ ;; s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
+    "relaxed-mutant-monitor-stall-over-load-store|pool_monitor.c|^void bolts__pool_stall_over|s/if (atomic_exchange_explicit(\&slot->stalled, 0, memory_order_relaxed) == 0) return;/if (atomic_load_explicit(\&slot->stalled, memory_order_relaxed) == 0) return; atomic_store_explicit(\&slot->stalled, 0, memory_order_relaxed);/|monitor_check|relaxed-monitor-accounting"
 )
 
 # run_mutant SPEC: prepares, builds and runs one mutant; prints its report line.
 run_mutant() {
-    local name file func expr harness check t0 dir order
+    local name file func expr harness check t0 dir order part rest
     IFS='|' read -r name file func expr harness check <<< "$1"
     t0=$(date +%s)
     dir="$work/$name"
@@ -153,12 +168,17 @@ run_mutant() {
     if [ "$file" = "-" ]; then
         order="$expr" # a Swift ordering: the harness takes it as a macro
     else
-        cp "$dir/$file" "$dir/$file.orig"
-        sed -i "\\#${func}#,/^}/ ${expr}" "$dir/$file"
-        if cmp -s "$dir/$file" "$dir/$file.orig"; then
-            printf "%-44s %-11s %6s s   %s\n" "$name" NOT-APPLIED 0 "the sed matched nothing in $file (the code changed: update the mutant)"
-            return
-        fi
+        rest="$expr"
+        while [ -n "$rest" ]; do
+            part="${rest%% ;; *}"
+            [ "$part" = "$rest" ] && rest="" || rest="${rest#* ;; }"
+            cp "$dir/$file" "$dir/$file.orig"
+            sed -i "\\#${func}#,/^}/ ${part}" "$dir/$file"
+            if cmp -s "$dir/$file" "$dir/$file.orig"; then
+                printf "%-44s %-11s %6s s   %s\n" "$name" NOT-APPLIED 0 "the sed matched nothing in $file (the code changed: update the mutant)"
+                return
+            fi
+        done
     fi
     if ! build "$dir" "$harness" "$order" -O0; then
         printf "%-44s %-11s %6s s   %s\n" "$name" BUILD-FAILED $(( $(date +%s) - t0 )) "$dir/$harness.build.log"

@@ -286,6 +286,11 @@ static void *shim_calloc(size_t n, size_t size) {
 #define free(p) shim_release((p), SHIM_MALLOC, $)
 
 /* ---- Platform calls ------------------------------------------------------------------- */
+/* A harness may name one futex word whose sleeps and effective wake-ups it counts, for the
+ * figures it prints (how often the explored executions reached a path). */
+static const void *shim_counted_word;
+static unsigned long shim_counted_sleeps, shim_counted_wakes;
+
 static long shim_syscall(rl::debug_info_param info, long nr, ...) {
     RL_ASSERT_IMPL(nr == SYS_futex, rl::test_result_user_assert_failed, "only futex is modelled", info);
     va_list ap;
@@ -305,11 +310,14 @@ static long shim_syscall(rl::debug_info_param info, long nr, ...) {
          * could return a value older than a wake that already happened). Relaxed: the check
          * orders no other memory. */
         if (a.fetch_add(0, mo_relaxed, info) != val) return -1;
+        if (word == shim_counted_word) shim_counted_sleeps++;
         a.wait(c, ts != NULL, true, info);
         return 0;
     }
     RL_ASSERT_IMPL(op == FUTEX_WAKE_PRIVATE, rl::test_result_user_assert_failed, "futex op", info);
-    return a.wake(c, (rl::thread_id_t)(val > 1000 ? 1000 : val), info);
+    long woken = a.wake(c, (rl::thread_id_t)(val > 1000 ? 1000 : val), info);
+    if (woken > 0 && word == shim_counted_word) shim_counted_wakes++;
+    return woken;
 }
 #define syscall(...) shim_syscall($, __VA_ARGS__)
 
@@ -358,6 +366,7 @@ static void shim_iteration_reset(bool destroy) {
     shim_mutexes_clear(destroy);
     shim_memory_clear();
     shim_clock_ns = 0;
+    shim_counted_word = NULL;
 }
 
 #endif
