@@ -129,6 +129,14 @@ let package = Package(
             path: "Tests/BoltsTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The App Links test targets' shared helpers (a loopback HTTP server, outcome and page
+        // helpers, a stub host resolver). A plain target, in no product, like BoltsTestSupport.
+        .target(
+            name: "BoltsAppLinksTestSupport",
+            dependencies: ["BoltsAppLinks", "Bolts", "BoltsTestSupport"],
+            path: "Tests/BoltsAppLinksTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "BoltsTests",
             dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport"],
@@ -163,13 +171,13 @@ let package = Package(
         ),
         .testTarget(
             name: "BoltsAppLinksTests",
-            dependencies: ["BoltsAppLinks", "Bolts", "BoltsTestSupport"],
+            dependencies: ["BoltsAppLinks", "Bolts", "BoltsTestSupport", "BoltsAppLinksTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "BoltsAppLinksNIOTests",
             dependencies: [
-                "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts", "BoltsTestSupport",
+                "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts", "BoltsTestSupport", "BoltsAppLinksTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

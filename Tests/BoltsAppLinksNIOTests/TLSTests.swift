@@ -1,5 +1,6 @@
 import Bolts
 import BoltsAppLinksNIO
+import BoltsAppLinksTestSupport
 import Foundation
 import NIOSSL
 import Testing

@@ -1,3 +1,4 @@
+import BoltsAppLinksTestSupport
 import Foundation
 import NIOCore
 import NIOPosix

@@ -1,4 +1,5 @@
 import Bolts
+import BoltsAppLinksTestSupport
 import BoltsTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import Bolts
+import BoltsAppLinksTestSupport
 import Foundation
 import Testing
 

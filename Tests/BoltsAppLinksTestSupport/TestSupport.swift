@@ -1,11 +1,11 @@
 import Bolts
+import BoltsAppLinks
+import BoltsTestSupport
 import Foundation
 import Testing
 
-@testable import BoltsAppLinks
-
 /// Waits for a Bolts task and returns its outcome as a Swift `Result` (cancellation is a `CancelledError`).
-func outcome<T>(of task: Task<T>) async -> Result<T, any Error> {
+package func outcome<T>(of task: Task<T>) async -> Result<T, any Error> {
     do {
         return .success(try await task.value)
     } catch {
@@ -14,7 +14,7 @@ func outcome<T>(of task: Task<T>) async -> Result<T, any Error> {
 }
 
 /// The resolution error a task faulted with, or nil (and a recorded issue) when it did not fault with one.
-func resolutionError<T>(of task: Task<T>, sourceLocation: SourceLocation = #_sourceLocation) async
+package func resolutionError<T>(of task: Task<T>, sourceLocation: SourceLocation = #_sourceLocation) async
     -> AppLinkResolutionError?
 {
     switch await outcome(of: task) {
@@ -31,7 +31,7 @@ func resolutionError<T>(of task: Task<T>, sourceLocation: SourceLocation = #_sou
 }
 
 /// A page holding `tags` as `<meta property content>` elements (a nil content omits the attribute).
-func page(withTags tags: [(String, String?)], body: String = "Hello") -> String {
+package func page(withTags tags: [(String, String?)], body: String = "Hello") -> String {
     var html = "<!DOCTYPE html><html><head><title>Test</title>\n"
     for (property, content) in tags {
         if let content {
@@ -44,13 +44,13 @@ func page(withTags tags: [(String, String?)], body: String = "Hello") -> String 
 }
 
 /// A `data:` URL whose body is `html`, base64-encoded.
-func dataURL(forHTML html: String) -> URL {
+package func dataURL(forHTML html: String) -> URL {
     URL(string: "data:text/html;charset=utf-8;base64," + Data(html.utf8).base64EncodedString())!
 }
 
 /// Collects the measurement events whose arguments mention `marker`, while `body` runs.
-func events(mentioning marker: String, during body: () throws -> Void) rethrows -> [AppLinkMeasurementEvent] {
-    let collected = Locked<[AppLinkMeasurementEvent]>([])
+package func events(mentioning marker: String, during body: () throws -> Void) rethrows -> [AppLinkMeasurementEvent] {
+    let collected = LockedValue<[AppLinkMeasurementEvent]>([])
     let observation = AppLinkMeasurementEvent.addObserver { event in
         if event.args.values.contains(where: { $0.contains(marker) }) {
             collected.withLock { $0.append(event) }
@@ -58,21 +58,21 @@ func events(mentioning marker: String, during body: () throws -> Void) rethrows 
     }
     defer { observation.cancel() }
     try body()
-    return collected.current
+    return collected.withLock { $0 }
 }
 
 /// A unique marker for URLs, so that tests running in parallel can tell their events apart.
-func uniqueMarker() -> String {
+package func uniqueMarker() -> String {
     "m" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
 }
 
 extension AppLinkEgressPolicy {
     /// The default policy with loopback IPv4 allowed, for resolvers that talk to the test server.
-    static let testLoopback = AppLinkEgressPolicy.default.allowing(["127.0.0.0/8"])
+    package static let testLoopback = AppLinkEgressPolicy.default.allowing(["127.0.0.0/8"])
 }
 
 /// An HTML resolver whose egress policy lets it reach the loopback test server.
-func loopbackResolver(
+package func loopbackResolver(
     _ configuration: HTMLAppLinkResolver.Configuration = .init(),
     fetcher: any AppLinkHTTPFetching = URLSessionAppLinkFetcher.shared
 ) -> HTMLAppLinkResolver {
@@ -83,18 +83,18 @@ func loopbackResolver(
 
 /// A host resolver the test controls: names map to fixed addresses, nothing is looked up for real, and every
 /// lookup is recorded.
-final class StubHostResolver: AppLinkHostResolving {
-    let table: [String: [AppLinkIPAddress]]
-    private let log = Locked<[String]>([])
+package final class StubHostResolver: AppLinkHostResolving {
+    package let table: [String: [AppLinkIPAddress]]
+    private let log = LockedValue<[String]>([])
 
-    init(_ table: [String: [String]]) {
+    package init(_ table: [String: [String]]) {
         self.table = table.mapValues { $0.map { AppLinkIPAddress($0)! } }
     }
 
     /// The names looked up so far.
-    var lookups: [String] { log.current }
+    package var lookups: [String] { log.withLock { $0 } }
 
-    func addresses(forHost host: String, cancellationToken: CancellationToken?) -> Task<[AppLinkIPAddress]> {
+    package func addresses(forHost host: String, cancellationToken: CancellationToken?) -> Task<[AppLinkIPAddress]> {
         log.withLock { $0.append(host) }
         guard let addresses = table[host] else {
             return Task(error: AppLinkHostLookupError(host: host, reason: "not in the test's table"))

@@ -4,55 +4,80 @@ import Foundation
     import Glibc
 #endif
 
-@testable import BoltsAppLinks
+import BoltsTestSupport
 
 /// A small HTTP/1.1 server on 127.0.0.1 (or another loopback IPv4 address) for the resolver tests: one thread
 /// accepts, one thread per connection answers, every connection is closed after its response. Handlers decide status, headers, body, how slowly it is
 /// sent, and whether it is held back or kept open. It listens only on loopback and stops when the test calls
 /// `stop()`, which also ends every wait and response still in progress, so a test's teardown never waits for one.
-final class TestHTTPServer: Sendable {
-    struct Request: Sendable {
-        var method: String
-        var path: String
+package final class TestHTTPServer: Sendable {
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
         /// Header names lowercased.
-        var headers: [String: String]
+        package var headers: [String: String]
+
+        /// A request as received (the memberwise form).
+        package init(method: String, path: String, headers: [String: String]) {
+            self.method = method
+            self.path = path
+            self.headers = headers
+        }
     }
 
-    struct Response: Sendable {
-        var status: Int = 200
-        var reason: String = "OK"
-        var headers: [(String, String)] = []
-        var body: [UInt8] = []
+    package struct Response: Sendable {
+        package var status: Int = 200
+        package var reason: String = "OK"
+        package var headers: [(String, String)] = []
+        package var body: [UInt8] = []
         /// Seconds to wait before sending anything; `.infinity` never answers (the connection stays open until the
         /// client hangs up or the server stops).
-        var delay: Double = 0
+        package var delay: Double = 0
         /// When set, the body is not `body` but this many bytes of filler, sent in 64 KiB chunks (stopping early if
         /// the client hangs up), with no `Content-Length` unless `headers` gives one.
-        var streamedBodySize: Int?
+        package var streamedBodySize: Int?
         /// Seconds to wait before each streamed chunk (a slow body).
-        var chunkDelay: Double = 0
+        package var chunkDelay: Double = 0
         /// Bytes per streamed chunk.
-        var chunkSize: Int = 64 * 1024
+        package var chunkSize: Int = 64 * 1024
         /// Nothing is sent until the test calls ``TestHTTPServer/release()`` (after `delay`).
-        var heldUntilReleased = false
+        package var heldUntilReleased = false
         /// After the body the connection stays open, the response never ending, until the client hangs up (a
         /// hang-up) or the server stops. With `streamedBodySize` (and no `Content-Length`) this is a body that
         /// never ends, without growing past any size limit however long the client takes.
-        var keptOpen = false
+        package var keptOpen = false
 
-        static func html(_ text: String, contentType: String = "text/html; charset=utf-8") -> Response {
+        /// A response with every field given or left at its default (the memberwise form).
+        package init(
+            status: Int = 200, reason: String = "OK", headers: [(String, String)] = [], body: [UInt8] = [],
+            delay: Double = 0, streamedBodySize: Int? = nil, chunkDelay: Double = 0, chunkSize: Int = 64 * 1024,
+            heldUntilReleased: Bool = false, keptOpen: Bool = false
+        ) {
+            self.status = status
+            self.reason = reason
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+            self.streamedBodySize = streamedBodySize
+            self.chunkDelay = chunkDelay
+            self.chunkSize = chunkSize
+            self.heldUntilReleased = heldUntilReleased
+            self.keptOpen = keptOpen
+        }
+
+        package static func html(_ text: String, contentType: String = "text/html; charset=utf-8") -> Response {
             Response(headers: [("Content-Type", contentType)], body: Array(text.utf8))
         }
 
-        static func bytes(_ bytes: [UInt8], contentType: String?) -> Response {
+        package static func bytes(_ bytes: [UInt8], contentType: String?) -> Response {
             Response(headers: contentType.map { [("Content-Type", $0)] } ?? [], body: bytes)
         }
 
-        static func redirect(to location: String, status: Int = 302) -> Response {
+        package static func redirect(to location: String, status: Int = 302) -> Response {
             Response(status: status, reason: "Found", headers: [("Location", location)])
         }
 
-        static func status(_ code: Int, body: String = "error page") -> Response {
+        package static func status(_ code: Int, body: String = "error page") -> Response {
             Response(status: code, reason: "Status", headers: [("Content-Type", "text/html")], body: Array(body.utf8))
         }
     }
@@ -64,18 +89,18 @@ final class TestHTTPServer: Sendable {
         var connections: Set<Int32> = []
     }
 
-    let port: UInt16
+    package let port: UInt16
     /// The loopback IPv4 address it listens on.
-    let address: String
+    package let address: String
     private let listener: Int32
-    private let recorded = Locked<[Request]>([])
-    private let completed = Locked<[String]>([])
-    private let hungUp = Locked(0)
-    private let state = Locked(State())
+    private let recorded = LockedValue<[Request]>([])
+    private let completed = LockedValue<[String]>([])
+    private let hungUp = LockedValue(0)
+    private let state = LockedValue(State())
     private let handler: @Sendable (Request) -> Response
 
     /// Listens on `address` (a loopback IPv4 address, 127.0.0.1 by default) and `port` (0: one the system picks).
-    init(address: String = "127.0.0.1", port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
+    package init(address: String = "127.0.0.1", port: UInt16 = 0, handler: @escaping @Sendable (Request) -> Response) throws {
         precondition(address.hasPrefix("127."), "the test server listens on loopback only")
         self.handler = handler
         self.address = address
@@ -106,39 +131,39 @@ final class TestHTTPServer: Sendable {
         thread.start()
     }
 
-    enum ServerError: Error {
+    package enum ServerError: Error {
         case socket(Int32)
     }
 
     /// `http://<address>:<port><path>`.
-    func url(_ path: String) -> URL {
+    package func url(_ path: String) -> URL {
         URL(string: "http://\(address):\(port)\(path)")!
     }
 
     /// The requests received so far, in arrival order.
-    var requests: [Request] {
-        recorded.current
+    package var requests: [Request] {
+        recorded.withLock { $0 }
     }
 
     /// The paths of the responses sent to the end (kept-open ones excepted), in the order they ended.
-    var answeredPaths: [String] {
-        completed.current
+    package var answeredPaths: [String] {
+        completed.withLock { $0 }
     }
 
     /// How many responses could not be sent to the end because the client had closed the connection (a response
     /// kept open counts when the client closes it). Responses cut short by `stop()` do not count.
-    var hangUps: Int {
-        hungUp.current
+    package var hangUps: Int {
+        hungUp.withLock { $0 }
     }
 
     /// Lets the responses held by ``Response/heldUntilReleased`` go, those waiting now and those to come.
-    func release() {
+    package func release() {
         state.withLock { $0.released = true }
     }
 
     /// Stops accepting and ends every response in progress: waits end, held responses are never sent, and the
     /// open connections are shut down.
-    func stop() {
+    package func stop() {
         let first = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.stopped = true
@@ -155,7 +180,7 @@ final class TestHTTPServer: Sendable {
     }
 
     private var isStopped: Bool {
-        state.current.stopped
+        state.withLock { $0.stopped }
     }
 
     private func acceptLoop() {
@@ -198,7 +223,7 @@ final class TestHTTPServer: Sendable {
             guard wait(on: connection, until: { deadline.map { DispatchTime.now() >= $0 } ?? false }) else { return }
         }
         if response.heldUntilReleased {
-            guard wait(on: connection, until: { state.current.released }) else { return }
+            guard wait(on: connection, until: { state.withLock { $0.released } }) else { return }
         }
         var head = "HTTP/1.1 \(response.status) \(response.reason)\r\nConnection: close\r\n"
         let names = Set(response.headers.map { $0.0.lowercased() })

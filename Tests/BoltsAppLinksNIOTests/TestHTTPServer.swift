@@ -1,1 +1,0 @@
-../BoltsAppLinksTests/TestHTTPServer.swift

@@ -1,1 +1,0 @@
-../BoltsAppLinksTests/TestSupport.swift
