@@ -137,9 +137,41 @@ let package = Package(
             path: "Tests/BoltsAppLinksTestSupport",
             swiftSettings: swiftSettings
         ),
+        // The README's Swift blocks, one program each, every file the block verbatim (the
+        // README check in BoltsTests/Integration/ReadmeExampleTests.swift says how): built by
+        // `swift test`, so a block that stops compiling fails the build. The test targets that
+        // run one depend on it. Compiled as a new package compiles them: Swift 6 language mode,
+        // no upcoming feature (with `MemberImportVisibility`, the server example's `.sigterm`
+        // would need `import UnixSignals` too).
+        .executableTarget(
+            name: "ReadmeExample",
+            dependencies: ["Bolts"],
+            path: "Tests/ReadmeExamples/ReadmeExample"
+        ),
+        .executableTarget(
+            name: "ReadmeGlobalExecutorExample",
+            dependencies: ["Bolts"],
+            path: "Tests/ReadmeExamples/ReadmeGlobalExecutorExample"
+        ),
+        .executableTarget(
+            name: "ReadmeServerExample",
+            dependencies: [
+                "Bolts", "BoltsServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/ReadmeExamples/ReadmeServerExample"
+        ),
+        .executableTarget(
+            name: "ReadmeAppLinksExample",
+            dependencies: ["BoltsAppLinks", "BoltsAppLinksNIO"],
+            path: "Tests/ReadmeExamples/ReadmeAppLinksExample"
+        ),
         .testTarget(
             name: "BoltsTests",
-            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport"],
+            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport", "ReadmeExample"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -156,7 +188,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GlobalExecutorTests",
-            dependencies: ["GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "CGlobalExecutorSwitch"],
+            dependencies: [
+                "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "ReadmeGlobalExecutorExample",
+                "CGlobalExecutorSwitch",
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -178,6 +213,7 @@ let package = Package(
             name: "BoltsAppLinksNIOTests",
             dependencies: [
                 "BoltsAppLinksNIO", "BoltsAppLinks", "Bolts", "BoltsTestSupport", "BoltsAppLinksTestSupport",
+                "ReadmeAppLinksExample",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -199,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "BoltsServerTests",
             dependencies: [
-                "BoltsServer", "Bolts", "BoltsNIO", "BoltsTestSupport",
+                "BoltsServer", "Bolts", "BoltsNIO", "BoltsTestSupport", "ReadmeServerExample",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -224,6 +260,7 @@ case "core":
     let core: Set<String> = [
         "CURCU", "CBoltsRuntime", "Bolts", "BoltsTestSupport", "BoltsTests",
         "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
+        "ReadmeExample", "ReadmeGlobalExecutorExample",
     ]
     package.targets.removeAll { !core.contains($0.name) }
     package.products.removeAll { $0.name != "Bolts" }

@@ -94,6 +94,13 @@ struct GlobalExecutorTests {
         }
     }
 
+    /// The README's install from an async `main` (Tests/ReadmeExamples/ReadmeGlobalExecutorExample,
+    /// the block verbatim) is accepted: it calls `fatalError` when the install is refused.
+    @Test func theReadmesInstallFromAnAsyncMainIsAccepted() throws {
+        let (status, reason, output) = try runChecks(program: "ReadmeGlobalExecutorExample")
+        #expect(reason == .exit && status == 0, "\(output)")
+    }
+
     @Test func installingAfterASwiftTaskRanIsRefused() throws {
         let (status, reason, output) = try runChecks("too-late")
         #expect(reason == .exit && status == 0, "\(output)")
