@@ -155,6 +155,7 @@ mutants=(
     "relaxed-mutant-monitor-resume-no-fence|pool_monitor.c|^void bolts__pool_monitor_resume|s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
     "relaxed-mutant-monitor-sleep-unordered|pool_monitor.c|^static void sleep_while_parked|s/(\&pool->monitor_asleep, 1, memory_order_seq_cst)/(\&pool->monitor_asleep, 1, memory_order_relaxed)/ ;; s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
     "relaxed-mutant-monitor-stall-over-load-store|pool_monitor.c|^void bolts__pool_stall_over|s/if (atomic_exchange_explicit(\&slot->stalled, 0, memory_order_relaxed) == 0) return;/if (atomic_load_explicit(\&slot->stalled, memory_order_relaxed) == 0) return; atomic_store_explicit(\&slot->stalled, 0, memory_order_relaxed);/|monitor_check|relaxed-monitor-accounting"
+    "relaxed-mutant-monitor-takeover-load-store|pool.c|^void bolts__pool_blocking_begin|s/if (atomic_exchange_explicit(\&self->stalled, 0, memory_order_relaxed) != 0) return;/if (atomic_load_explicit(\&self->stalled, memory_order_relaxed) != 0) { atomic_store_explicit(\&self->stalled, 0, memory_order_relaxed); return; }/|monitor_check|relaxed-monitor-accounting"
 )
 
 # run_mutant SPEC: prepares, builds and runs one mutant; prints its report line.
