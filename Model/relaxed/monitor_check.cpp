@@ -151,6 +151,7 @@ template <class Derived, int Threads, int Dynamic> struct monitor_test : rl::tes
         pool_handoff.store(NULL, mo_relaxed, $);
         g.pool = &pool_handoff;
         atomic_init(&g.job2_ran, 0);
+        g.steps = 0;
         for (int k = 0; k < JOBS; k++) {
             g.ran[k] = 0;
             g.done[k] = bolts_task_create();

@@ -3,8 +3,9 @@
  * the project's own C code: job.c, task.c and pool.c compiled into this file through the
  * shim (shim/relacy_shim.h: futex, clock, spin hint, allocators, per-thread variables;
  * shim/urcu/wfcqueue.h: liburcu's wait-free queue as documented; shim/pool_stubs.h: worker
- * threads as Relacy dynamic threads, and the monitor of I12 (pool_monitor.c) not modelled:
- * its thread reads /proc and sleeps on a clock).
+ * threads as Relacy dynamic threads). The monitor of I12 (pool_monitor.c) is left out here:
+ * its start reports failure and its hooks do nothing (the stubs below); monitor_check.cpp
+ * checks it.
  *
  * Every check asserts, in every explored execution:
  * - each job runs exactly once, and sees what its submitter wrote before submitting (a
