@@ -239,6 +239,10 @@ static void *monitor_main(void *arg) {
             tick = tick * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? tick * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
         }
         if (bolts__pool_all_active_parked(pool)) {
+            /* One more look first: a mark made in the look above on a job that had just
+             * ended (after its worker's own check) is undone now that its worker is parked,
+             * rather than left until the monitor wakes again, with an extra thread ACTIVE. */
+            look(pool, seen, bolts__now_ns());
             sleep_while_parked(pool);
             tick = BOLTS_POOL_BLOCKED_NS / 2;
             continue;
