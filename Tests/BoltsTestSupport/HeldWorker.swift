@@ -1,14 +1,14 @@
 import Bolts
 import Dispatch
-import Glibc
 import Synchronization
 
 /// One worker of a pool, held in a job until ``release()``: in a pool of two, the other
 /// worker's queue is then its own alone.
 ///
-/// The job gives its CPU away in a loop (`sched_yield`) rather than sleeping: a worker asleep
-/// in a job while jobs wait is one the pool compensates for (a monitor thread brings in
-/// another thread, invariant I12 of the C core), while one that stays runnable is busy.
+/// The job spins rather than sleeping: a worker asleep in a job while jobs wait is one the
+/// pool compensates for (a monitor thread brings in another thread, invariant I12 of the C
+/// core), while one that stays running, or runnable, is busy. It makes no system call, so
+/// its thread is never seen asleep, whatever the load (a yield may take a sanitizer's lock).
 package final class HeldWorker: Sendable {
     private let released = Atomic<Bool>(false)
 
@@ -17,7 +17,7 @@ package final class HeldWorker: Sendable {
         let started = DispatchSemaphore(value: 0)
         pool.execute { [self] in
             started.signal()
-            while !self.released.load(ordering: .acquiring) { sched_yield() }
+            while !self.released.load(ordering: .acquiring) {}
         }
         started.wait()
     }

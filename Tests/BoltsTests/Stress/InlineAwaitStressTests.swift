@@ -138,7 +138,10 @@ struct InlineAwaitStressTests {
         }
         outer.waitUntilCompleted()
         #expect(outer.result == (0..<200).reduce(0, +))
-        #expect(pool.metrics.compensations == before, "no worker blocked")
+        // No wait blocked (I6): any compensation came from the monitor (I12), which may take a
+        // worker starved of CPU and descheduled in a lock (a sanitizer's) for a blocked one.
+        let after = pool.metrics
+        #expect(after.compensations - before <= after.stalls, "no worker blocked in a wait")
         pool.shutdown()
     }
 
