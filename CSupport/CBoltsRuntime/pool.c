@@ -388,13 +388,14 @@ static bolts_job_t *find_work(bolts_pool_t *pool, struct bolts_pool_slot *self, 
  * parking worker: only a job it should not leave to its queue's owner (I11) counts, and
  * `self->restrained` says whether it left one. */
 static bool any_work(bolts_pool_t *pool, struct bolts_pool_slot *self) {
-    if (self != NULL) self->restrained = false;
+    if (self == NULL) return bolts__pool_jobs_queued(pool);
+    self->restrained = false;
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         if (cds_wfcq_empty(&slot->head, &slot->tail)) continue;
-        if (self == NULL || !restrain(pool, self, slot)) return true;
+        if (!restrain(pool, self, slot)) return true;
         self->restrained = true;
     }
     return false;

@@ -134,6 +134,18 @@ static inline bool bolts__pool_all_active_parked(struct bolts_pool *pool) {
     return true;
 }
 
+/* Whether any queue of `pool` holds a job (possibly one still being linked in): what a
+ * notifier re-checks (pool.c's `any_work` without a parking worker) and what the monitor
+ * requires before it compensates (I12). */
+static inline bool bolts__pool_jobs_queued(struct bolts_pool *pool) {
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        if (!cds_wfcq_empty(&pool->slots[i].head, &pool->slots[i].tail)) return true;
+    }
+    return false;
+}
+
 /* Brings one more thread into service because a worker blocked (I6, I12): a spare if
  * there is one, else a new thread in a fresh slot, up to the pool's capacity. pool.c. */
 void bolts__pool_add_worker(struct bolts_pool *pool);

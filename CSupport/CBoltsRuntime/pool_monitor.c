@@ -96,16 +96,6 @@ static bool asleep(int tid) {
     return end[2] == 'S' || end[2] == 'D';
 }
 
-/* Whether any queue of `pool` holds a job (or one being linked in). */
-static bool jobs_queued(bolts_pool_t *pool) {
-    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
-    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
-    for (uint32_t i = 0; i < hwm; i++) {
-        if (!cds_wfcq_empty(&pool->slots[i].head, &pool->slots[i].tail)) return true;
-    }
-    return false;
-}
-
 /* Counts `slot`'s worker as blocked in its job (I12) and compensates as I6 does. */
 static void stall(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
     /* Relaxed: the monitor alone sets the flag; the worker's exchange in
@@ -133,7 +123,7 @@ void bolts__pool_stall_over(struct bolts_pool_slot *slot) {
  * job it was in at the previous look: the monitor then keeps looking every tick. */
 static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
     bool long_job = false;
-    int queued = -1; /* jobs_queued, read once per look when needed */
+    int queued = -1; /* bolts__pool_jobs_queued, read once per look when needed */
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     for (uint32_t i = 0; i < hwm; i++) {
@@ -182,7 +172,7 @@ static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
             continue;
         }
         if (now - s->since < BOLTS_POOL_BLOCKED_NS) continue;
-        if (queued < 0) queued = jobs_queued(pool);
+        if (queued < 0) queued = bolts__pool_jobs_queued(pool);
         if (queued) stall(pool, slot);
     }
     return long_job;
