@@ -19,10 +19,11 @@
  *    whether the job's end, the worker, or the monitor undoes it);
  *  - each job runs exactly once.
  *
- * Citations (pool.c and pool_monitor.c, by function): Worker = worker_main + run_job +
- * park + try_retire + spare_wait; after_job = the `stalled` check at run_job's end and
- * bolts__pool_stall_over; resume = bolts__pool_monitor_resume; Monitor = monitor_main +
- * look + stall + sleep_while_parked; add_worker = bolts__pool_add_worker (spare path).
+ * Citations (the pool's files, by function): Worker = worker_main + run_job (pool_worker.c)
+ * + bolts__pool_park + bolts__pool_try_retire + bolts__pool_spare_wait (pool_park.c);
+ * after_job = the `stalled` check at run_job's end and bolts__pool_stall_over; resume =
+ * bolts__pool_monitor_resume; Monitor = monitor_main + look + stall + sleep_while_parked
+ * (pool_monitor.c); add_worker = bolts__pool_add_worker (spare path, pool_compensate.c).
  *
  * Abstractions: one queue (the steal of a compensating worker is a take from it); the
  * submitter's notify claims the parked worker if there is one (I3-I5 are pool.pml's);

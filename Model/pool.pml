@@ -1,15 +1,24 @@
 /*
  * Model of the thread pool's run queues, searching count and parking protocol in
- * CSupport/CBoltsRuntime/pool.c: invariants I2-I5 of include/bolts_pool.h ("no job is run
- * twice, and no job is left in a queue while every worker sleeps"); with -DSHUTDOWN=1 also
- * I7, with -DBLOCKING=1 also I6 (compensating workers and spares; see "Compensation").
+ * CSupport/CBoltsRuntime (pool.c and the pool_*.c beside it): invariants I2-I5 of
+ * include/bolts_pool.h ("no job is run twice, and no job is left in a queue while every
+ * worker sleeps"); with -DSHUTDOWN=1 also I7, with -DBLOCKING=1 also I6 (compensating
+ * workers and spares; see "Compensation").
  *
  * Citations are "function (pool.c:line)" against commit 72eb374; the function names are
- * the anchor if the lines drift.
+ * the anchor if the lines drift. The pool has since been split into files of one concern
+ * each, and the functions that cross files were renamed: find_work and restrain are
+ * bolts__pool_find_work and bolts__pool_restrain (pool_steal.c); take, any_work, notify,
+ * wake_one and wake_slot are inline in pool_internal.h; park, try_retire, spare_wait and
+ * wake_parked are bolts__pool_park, bolts__pool_try_retire, bolts__pool_spare_wait and
+ * bolts__pool_wake_parked (pool_park.c, with maybe_close and wake_all); spin_for_work is
+ * bolts__pool_spin_for_work (pool_spin.c); worker_main and run_job are in pool_worker.c;
+ * outside_slot, sweep, run_here and bolts_pool_try_submit in pool_submit.c;
+ * bolts__pool_add_worker and the blocking hooks in pool_compensate.c; shutdown in pool.c.
  *
  * Processes:
  *   Submitter(p)  bolts_pool_try_submit from a thread that is not a worker:
- *                 picks a queue (outside_slot, pool.c, the CPU it runs on, which may be
+ *                 picks a queue (outside_slot, pool_submit.c, the CPU it runs on, which may be
  *                 any of them), enqueues (liburcu's cds_wfcq_enqueue), then notify
  *                 if the queue was empty. NJOBS jobs in all, spread over
  *                 NSUB submitters.
@@ -71,11 +80,11 @@
  * Compensation (I6), with -DBLOCKING=1 (citations for this part: pool.c and task.c as of
  * 2549ade): a pool of N = 1 worker (slot 0) and EXTRA (default 2) extra slots, FREE at
  * first (hwm = 1); one outside Submitter puts every job on queue 0 (outside_slot,
- * pool.c, cpu % N). Job j (odd) calls bolts_task_wait on the task that
+ * pool_submit.c, cpu % N). Job j (odd) calls bolts_task_wait on the task that
  * job j + 1 completes, so with NJOBS = 2 job 1 blocks until job 2, queued after it, has
  * run: only a compensating thread can run it (the Swift test
  * aJobBlockedOnAnotherJobDoesNotDeadlockAPoolOfOne). The wait's task push decides whether
- * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool.c, relaxed
+ * it sleeps; around the sleep, the hooks bolts__pool_blocking_begin (pool_compensate.c, relaxed
  * fetch_sub of `unblocked`; below N, bolts__pool_add_worker) and bolts__pool_blocking_end (
  * relaxed fetch_add). bolts__pool_add_worker, under spawn_lock: the acq_rel CAS
  * SPARE -> ACTIVE of each spare in [N, hwm) then wake_slot, else a new slot hwm (ACTIVE,
@@ -98,19 +107,19 @@
  * deadlock: with NJOBS = 4 (job 3 waits for job 4) `pool-compensation-twice` fails on the
  * C code: job 3 blocks with job 4 queued behind it, the count stays at N (the parked
  * compensator is counted), so nobody is started, and nobody wakes the parked thread
- * (job 4 went into a non-empty queue: no notify). pool.c now has the fix, modelled
+ * (job 4 went into a non-empty queue: no notify). pool_compensate.c now has the fix, modelled
  * here: blocking_begin, when it does not compensate, fences and notifies if any queue is
  * non-empty; NJOBS = 4 then passes (9,251,220 states), and MUTANT=11 (the code before the
  * fix) was caught, until the fix of finding F6 (park): since then MUTANT=11 passes too
  * (9,190,769 states; also with NSUB = 2, and with SPIN = 1): the job queued behind the
  * blocking one is announced by the searcher that took the blocking job (I5), so the
- * hook's notify is not needed at these bounds. pool.c keeps it (it costs a fence and a
+ * hook's notify is not needed at these bounds. pool_compensate.c keeps it (it costs a fence and a
  * scan only when a block is not compensated, and these bounds are not a proof), and
  * run.sh checks MUTANT=11 as a configuration that must pass. With EXTRA = 1 (capacity N + 1)
  * NJOBS = 4 fails even with the fix, at the capacity bound only: a compensator whose CAS
  * retired it has not yet stored SPARE when the next block's bolts__pool_add_worker looks for a spare,
  * so bolts__pool_add_worker finds none, no room for a new slot, and gives up (bolts__pool_add_worker's capacity check, the
- * capacity warning); pool.c's capacity is N + 256, where a new slot would be started.
+ * capacity warning); the pool's capacity is N + 256, where a new slot would be started.
  * Not in the compensation part: shutdown (BLOCKING and SHUTDOWN are exclusive), nested
  * waits (tl_block_depth > 1), timed waits, thread-creation failure, submissions from
  * workers. Mutants with BLOCKING=1:
@@ -260,7 +269,7 @@ bit  shut_done = 0;      /* the Shutdowner returned */
 
 #if BLOCKING
 /* Compensation (I6): slot 0 is the pool's one worker (target N = 1), slots N .. NSLOTS - 1
- * the extra slots (capacity N + EXTRA; pool.c has N + BOLTS_POOL_MAX_EXTRA_THREADS). */
+ * the extra slots (capacity N + EXTRA; bolts_pool_create makes N + BOLTS_POOL_MAX_EXTRA_THREADS). */
 #define SLOT_FREE 0      /* SLOT_FREE, SLOT_ACTIVE, SLOT_SPARE */
 #define SLOT_ACTIVE 1
 #define SLOT_SPARE 2

@@ -1,13 +1,23 @@
 #ifndef BOLTS_POOL_INTERNAL_H
 #define BOLTS_POOL_INTERNAL_H
-/* Private definitions shared by the pool's files: pool.c (queues, workers, parking, submit,
- * compensation, hops), pool_monitor.c (the blocked-worker monitor, I12), pool_serial.c and
- * pool_blocks.c. The invariants they cite (I1-I12) are in include/bolts_pool.h. The platform
+/* Private definitions shared by the pool's files: pool.c (lifecycle), pool_steal.c (where a
+ * worker finds its next job), pool_worker.c (the worker loop), pool_spin.c (the idle spin),
+ * pool_park.c (parking and waking), pool_submit.c (submission, backpressure),
+ * pool_compensate.c (blocked workers, I6), pool_monitor.c (the blocked-worker monitor, I12),
+ * pool_hop.c (hops), pool_serial.c and pool_blocks.c. What more than one of them calls on a
+ * job's path (the dequeue, the wake-ups, the scan for work) is `static inline` here, so that
+ * the compiler inlines it as it did when the pool was one file; what they call otherwise is
+ * declared here with hidden visibility. The invariants they cite (I1-I12) are in
+ * include/bolts_pool.h, the tunable constants in include/bolts_tuning.h. The platform
  * primitives they use (futex, clock, spin hint) are in platform.h, through internal.h. */
 #include "internal.h"
 
 #include <pthread.h>
 #include <urcu/wfcqueue.h>
+
+/* For the pool's functions and thread-local that more than one of its files uses: not
+ * exported from a shared library, and called directly (no PLT) from the other files. */
+#define BOLTS_HIDDEN __attribute__((visibility("hidden")))
 
 /* Destructive-interference size used to keep producer, consumer and owner fields apart. */
 #define BOLTS_CACHE_LINE 64
@@ -135,7 +145,7 @@ static inline bool bolts__pool_all_active_parked(struct bolts_pool *pool) {
 }
 
 /* Whether any queue of `pool` holds a job (possibly one still being linked in): what a
- * notifier re-checks (pool.c's `any_work` without a parking worker) and what the monitor
+ * notifier re-checks (`any_work` below, without a parking worker) and what the monitor
  * requires before it compensates (I12). */
 static inline bool bolts__pool_jobs_queued(struct bolts_pool *pool) {
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
@@ -147,11 +157,12 @@ static inline bool bolts__pool_jobs_queued(struct bolts_pool *pool) {
 }
 
 /* Brings one more thread into service because a worker blocked (I6, I12): a spare if
- * there is one, else a new thread in a fresh slot, up to the pool's capacity. pool.c. */
-void bolts__pool_add_worker(struct bolts_pool *pool);
+ * there is one, else a new thread in a fresh slot, up to the pool's capacity.
+ * pool_compensate.c. */
+BOLTS_HIDDEN void bolts__pool_add_worker(struct bolts_pool *pool);
 
 /* Drops a reference to the pool; the last one frees it. pool.c. */
-void bolts__pool_unref(struct bolts_pool *pool);
+BOLTS_HIDDEN void bolts__pool_unref(struct bolts_pool *pool);
 
 /* The monitor (I12), pool_monitor.c. `bolts__pool_monitor_start` starts its thread, which
  * holds a reference to the pool until it exits once the pool is CLOSED; false if the thread
@@ -160,9 +171,147 @@ void bolts__pool_unref(struct bolts_pool *pool);
  * it wakes the monitor if it sleeps. `bolts__pool_monitor_close` wakes it for good once
  * the pool is CLOSED. `bolts__pool_stall_over` is called by a worker that finds its
  * `stalled` flag set after a job: it puts itself back into `unblocked`. */
-bool bolts__pool_monitor_start(struct bolts_pool *pool);
-void bolts__pool_monitor_resume(struct bolts_pool *pool);
-void bolts__pool_monitor_close(struct bolts_pool *pool);
-void bolts__pool_stall_over(struct bolts_pool_slot *slot);
+BOLTS_HIDDEN bool bolts__pool_monitor_start(struct bolts_pool *pool);
+BOLTS_HIDDEN void bolts__pool_monitor_resume(struct bolts_pool *pool);
+BOLTS_HIDDEN void bolts__pool_monitor_close(struct bolts_pool *pool);
+BOLTS_HIDDEN void bolts__pool_stall_over(struct bolts_pool_slot *slot);
+
+/* The slot of the pool worker running on this thread, if any: set by the worker loop
+ * (pool_worker.c), read by submissions, shutdown, the blocking hooks and the queries. */
+BOLTS_HIDDEN extern _Thread_local struct bolts_pool_slot *bolts__pool_tl_slot;
+
+/* Starts the worker thread of `slot` (detached, named after the pool); pthread_create's
+ * result. pool_worker.c. */
+BOLTS_HIDDEN int bolts__pool_start_thread(struct bolts_pool *pool, struct bolts_pool_slot *slot);
+
+/* Where a worker finds its next job, and whether it leaves `other`'s queue to its owner
+ * (I11). pool_steal.c, where each says more. */
+BOLTS_HIDDEN bolts_job_t *bolts__pool_find_work(struct bolts_pool *pool, struct bolts_pool_slot *self, bool *stolen);
+BOLTS_HIDDEN bool bolts__pool_restrain(struct bolts_pool *pool, struct bolts_pool_slot *self,
+                                       struct bolts_pool_slot *other);
+
+/* An idle searching worker's spin for work. pool_spin.c. */
+BOLTS_HIDDEN bolts_job_t *bolts__pool_spin_for_work(struct bolts_pool *pool, struct bolts_pool_slot *self,
+                                                    bool *stolen);
+
+/* Parking (I3, I4), retiring to a spare and a spare's sleep (I6), and the wake-up of every
+ * parked worker that shutdown sends (I7). pool_park.c, where each says more. */
+BOLTS_HIDDEN bool bolts__pool_park(struct bolts_pool *pool, struct bolts_pool_slot *self, bool searching);
+BOLTS_HIDDEN bool bolts__pool_try_retire(struct bolts_pool *pool, struct bolts_pool_slot *self);
+BOLTS_HIDDEN bool bolts__pool_spare_wait(struct bolts_pool *pool, struct bolts_pool_slot *self);
+BOLTS_HIDDEN void bolts__pool_wake_parked(struct bolts_pool *pool);
+
+/* The queue links jobs through their first field; these are the facts that cast uses. */
+_Static_assert(offsetof(bolts_job_t, next) == 0, "a job's link word must be its first field");
+_Static_assert(sizeof(struct cds_wfcq_node) == sizeof(void *), "a wfcqueue node is one pointer");
+_Static_assert(sizeof(((bolts_job_t *)0)->next) == sizeof(struct cds_wfcq_node),
+               "a job's link word has the size of a wfcqueue node");
+_Static_assert(_Alignof(bolts_job_t) >= _Alignof(struct cds_wfcq_node),
+               "a job is aligned at least like a wfcqueue node");
+
+/* What `take` and `bolts__pool_find_work` return besides a job: nothing; a queue whose
+ * job cannot be taken yet because its producer was pre-empted between its tail exchange
+ * and its link store (BUSY); or a queue whose consumer flag another thread holds (HELD). */
+#define FOUND_NOTHING ((bolts_job_t *)NULL)
+#define FOUND_BUSY ((bolts_job_t *)(uintptr_t)1)
+#define FOUND_HELD ((bolts_job_t *)(uintptr_t)2)
+#define IS_JOB(j) ((uintptr_t)(j) > 2)
+
+/* A job's flag bit, set by `bolts_pool_try_submit` on a job submitted to a queue by a
+ * thread that is not the queue's worker, cleared on the worker's own submissions (I11). */
+#define JOB_FROM_OUTSIDE ((uintptr_t)2)
+_Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit is free");
+
+/* Takes one job from `slot`'s queue, or says why not (I2). */
+static inline bolts_job_t *take(struct bolts_pool_slot *slot) {
+    if (cds_wfcq_empty(&slot->head, &slot->tail)) return FOUND_NOTHING;
+    /* Acquire: pairs with the release below in the previous consumer, so the head it
+     * moved is what this dequeue starts from (I2). */
+    if (atomic_exchange_explicit(&slot->consumer, 1, memory_order_acquire) != 0) return FOUND_HELD;
+    struct cds_wfcq_node *node = __cds_wfcq_dequeue_nonblocking(&slot->head, &slot->tail);
+    /* Release: publishes this dequeue's head update to the next consumer's acquire. */
+    atomic_store_explicit(&slot->consumer, 0, memory_order_release);
+    if (node == CDS_WFCQ_WOULDBLOCK) return FOUND_BUSY;
+    if (node != NULL) BOLTS_TSAN_ACQUIRE(node);
+    return (bolts_job_t *)node;
+}
+
+/* Tells a claimed or released thread to wake (I4). */
+static inline void wake_slot(struct bolts_pool_slot *slot) {
+    /* Release: pairs with the acquire in `wait_for_wake`; what the waker did before
+     * (the searching count it took on the thread's behalf, a state change) is visible. */
+    atomic_store_explicit(&slot->wake, 1, memory_order_release);
+    bolts__futex_wake(&slot->wake, 1);
+}
+
+/* Claims one parked worker, counts it as searching, and wakes it. */
+static inline bool wake_one(bolts_pool_t *pool) {
+    for (uint32_t w = 0; w < pool->mask_words; w++) {
+        /* Relaxed: the callers fenced (seq_cst) after their enqueue (I3); the RMW below
+         * is what decides the claim. */
+        uint64_t m = atomic_load_explicit(&pool->parked[w], memory_order_relaxed);
+        while (m != 0) {
+            uint64_t bit = m & (~m + 1);
+            /* Seq_cst: the claim must not be reordered with the wake below, it reads the
+             * parker's seq_cst publication of the bit, and it is the clear that the
+             * monitor's seq_cst bit loads are ordered against (I12). */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_seq_cst);
+            if (old & bit) {
+                /* Relaxed: a count; the woken thread sees it through `wake_slot`'s
+                 * release, and other notifiers only need the eventual value (I5). */
+                atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
+                wake_slot(&pool->slots[w * 64 + (uint32_t)__builtin_ctzll(bit)]);
+                return true;
+            }
+            m = old & ~bit;
+        }
+    }
+    return false;
+}
+
+/* After an enqueue into an empty queue (ordered before this by a full barrier: the
+ * caller's seq_cst fence, or a submitter's tail exchange): wake a parked worker unless
+ * one is searching (I3, I5). Also called, without such a barrier, by a worker that stole
+ * from a backlog (I9): there it is a hint, and a stale count only delays the wake-up. */
+static inline void notify(bolts_pool_t *pool) {
+    /* Relaxed: ordered after the caller's enqueue by the full barrier above. */
+    if (atomic_load_explicit(&pool->searching, memory_order_relaxed) != 0) return;
+    wake_one(pool);
+}
+
+/* Whether any queue holds a job (possibly one still being linked in). With `self`, a
+ * parking worker: only a job it should not leave to its queue's owner (I11) counts, and
+ * `self->restrained` says whether it left one. */
+static inline bool any_work(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    if (self == NULL) return bolts__pool_jobs_queued(pool);
+    self->restrained = false;
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    for (uint32_t i = 0; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        if (cds_wfcq_empty(&slot->head, &slot->tail)) continue;
+        if (!bolts__pool_restrain(pool, self, slot)) return true;
+        self->restrained = true;
+    }
+    return false;
+}
+
+/* Jobs accepted, and jobs run (by workers, or by sweepers after shutdown), summed over
+ * the slots: what the metrics report and what backpressure compares. */
+static inline void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *executed) {
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    uint64_t in = 0, out = 0;
+    for (uint32_t i = 0; i < hwm; i++) {
+        /* Relaxed, both: statistics; a snapshot, not a consistent cut. */
+        in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed) +
+              atomic_load_explicit(&pool->slots[i].own_submitted, memory_order_relaxed);
+        out += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
+    }
+    /* Relaxed: a statistic. */
+    out += atomic_load_explicit(&pool->swept, memory_order_relaxed);
+    *submitted = in;
+    *executed = out;
+}
 
 #endif

@@ -341,7 +341,7 @@ bool bolts_task_spin_for_completion(bolts_task_t *task) {
     int64_t deadline = bolts__now_ns() + BOLTS_TASK_AWAIT_SPIN_NS;
     for (;;) {
         /* A clock read per eight pauses: a pause's cost varies widely between CPUs,
-         * so the bound is a time (the idle spin's rationale in pool.c). */
+         * so the bound is a time (the idle spin's rationale in pool_spin.c). */
         for (int i = 0; i < 8; i++) {
             if (bolts_task_state(task) != BOLTS_PENDING) {
                 tl_spin_misses = 0;

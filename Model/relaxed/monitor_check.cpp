@@ -1,13 +1,15 @@
 /*
  * Relacy checks of the pool's blocked-worker monitor (invariant I12 of bolts_pool.h;
  * pool_monitor.c) under Relacy's full relaxed memory model, on the project's own C code:
- * job.c, task.c, pool.c and pool_monitor.c compiled into this file through the shim
+ * job.c, task.c, the pool's files (shim/pool_sources.h) and pool_monitor.c compiled into
+ * this file through the shim
  * (shim/relacy_shim.h: futex, clock, spin hint, allocators, per-thread variables;
  * shim/urcu/wfcqueue.h: liburcu's queue; shim/pool_stubs.h: threads as Relacy dynamic
  * threads; shim/monitor_stubs.h: the thread CPU clock and /proc reads, answered as for a
  * thread that never runs and is always asleep).
  *
- * Two tunables are set for these checks (both are -D overridable in bolts_pool.h):
+ * Two tunables are set for these checks (BOLTS_POOL_BLOCKED_NS is -D overridable in
+ * bolts_tuning.h, BOLTS_POOL_MAX_EXTRA_THREADS is defined in bolts_pool.h):
  * BOLTS_POOL_BLOCKED_NS is 2 us, two reads of the shim's clock, so that a job is marked
  * within a few looks instead of a thousand; BOLTS_POOL_MAX_EXTRA_THREADS is 2, which bounds
  * the compensating threads (Relacy needs a bound on dynamic threads).
@@ -28,12 +30,13 @@ static thread_state_t *shim_job_tls() { return &shim_job_tls_copies[rl::thread_i
 #include "task.c"
 #include "shim/pool_stubs.h"
 
-/* pool.c's per-thread variables that the protocols read, one copy per Relacy thread (as in
- * pool_check.cpp). */
-#define tl_slot (*shim_tl_slot())
+/* The pool's per-thread variables that the protocols read, one copy per Relacy thread (as in
+ * pool_check.cpp, which says why the accessor is declared first). */
+static struct bolts_pool_slot **shim_tl_slot();
+#define bolts__pool_tl_slot (*shim_tl_slot())
 #define tl_block_depth (*shim_tl_block_depth())
 #define tl_yield_after_job (*shim_tl_yield_after_job())
-#include "pool.c"
+#include "shim/pool_sources.h"
 static struct bolts_pool_slot *shim_tl_slot_copies[16];
 static uint32_t shim_tl_block_depth_copies[16];
 static bool shim_tl_yield_copies[16];
@@ -46,7 +49,7 @@ static bool *shim_tl_yield_after_job() { return &shim_tl_yield_copies[rl::thread
 #undef open
 #undef read
 #undef close
-#undef tl_slot
+#undef bolts__pool_tl_slot
 #undef tl_block_depth
 #undef tl_yield_after_job
 
@@ -91,7 +94,8 @@ static void reset_iteration(bool destroy) {
     memset(shim_tl_yield_copies, 0, sizeof shim_tl_yield_copies);
 }
 
-/* pool.c's static atomics, initialized where every thread sees them (see the shim). */
+/* The pool's static atomics (pool_spin.c, pool_hop.c), initialized where every thread sees
+ * them (see the shim). */
 static void init_pool_statics(void) {
     atomic_init(&awaiter_suspended_ns, INT64_MIN / 2);
 #if BOLTS_POOL_SPIN_YIELD
@@ -180,9 +184,9 @@ template <class Derived, int Threads, int Dynamic> struct monitor_test : rl::tes
 };
 
 /* relaxed-monitor-hidden-block: a pool of one worker and its monitor (monitor_main, as
- * pool.c starts it). Job 1 sleeps on a futex until job 2, queued behind it, has run: a
- * block the pool cannot see, so job 2 runs only if the monitor marks the worker and brings
- * a thread in. The creator queues the jobs either at once or once the worker has parked
+ * bolts_pool_create starts it). Job 1 sleeps on a futex until job 2, queued behind it, has
+ * run: a block the pool cannot see, so job 2 runs only if the monitor marks the worker and
+ * brings a thread in. The creator queues the jobs either at once or once the worker has parked
  * (so that the claim that wakes it races the monitor's sleep). A monitor that sleeps while
  * the worker is out of its park (the store-buffering pair of `sleep_while_parked` and
  * `bolts__pool_monitor_resume`) never looks again: every thread then sleeps for good, a

@@ -1,7 +1,7 @@
 /*
- * Relacy checks of the thread pool (pool.c) under Relacy's full relaxed memory model, on
- * the project's own C code: job.c, task.c and pool.c compiled into this file through the
- * shim (shim/relacy_shim.h: futex, clock, spin hint, allocators, per-thread variables;
+ * Relacy checks of the thread pool under Relacy's full relaxed memory model, on the
+ * project's own C code: job.c, task.c and the pool's files (shim/pool_sources.h) compiled
+ * into this file through the shim (shim/relacy_shim.h: futex, clock, spin hint, allocators, per-thread variables;
  * shim/urcu/wfcqueue.h: liburcu's wait-free queue as documented; shim/pool_stubs.h: worker
  * threads as Relacy dynamic threads). The monitor of I12 (pool_monitor.c) is left out here:
  * its start reports failure and its hooks do nothing (the stubs below); monitor_check.cpp
@@ -29,15 +29,19 @@ static thread_state_t *shim_job_tls() { return &shim_job_tls_copies[rl::thread_i
 #include "task.c"
 #include "shim/pool_stubs.h"
 
-/* pool.c's per-thread variables that the protocols read: the worker's slot, its blocking
- * depth (I6), the yield request of its job. One copy per Relacy thread; the others
- * (submission rotation, backpressure sampling, the hop heuristic) stay shared, which only
- * changes which queue or which wait a heuristic picks. */
-#define tl_slot (*shim_tl_slot())
+/* The pool's per-thread variables that the protocols read: the worker's slot
+ * (pool_worker.c), its blocking depth (I6, pool_compensate.c), the yield request of its job
+ * (pool_worker.c). One copy per Relacy thread; the others (submission rotation,
+ * backpressure sampling, the hop heuristic) stay shared, which only changes which queue or
+ * which wait a heuristic picks. The slot is declared in pool_internal.h as well, which the
+ * macro turns into a declaration of the accessor: hence the accessor's own declaration
+ * first. */
+static struct bolts_pool_slot **shim_tl_slot();
+#define bolts__pool_tl_slot (*shim_tl_slot())
 #define tl_block_depth (*shim_tl_block_depth())
 #define tl_yield_after_job (*shim_tl_yield_after_job())
-#include "pool.c"
-#undef tl_slot
+#include "shim/pool_sources.h"
+#undef bolts__pool_tl_slot
 #undef tl_block_depth
 #undef tl_yield_after_job
 static struct bolts_pool_slot *shim_tl_slot_copies[16];
@@ -83,7 +87,8 @@ static void reset_iteration(bool destroy) {
     memset(shim_tl_yield_copies, 0, sizeof shim_tl_yield_copies);
 }
 
-/* pool.c's static atomics, initialized where every thread sees them (see the shim). */
+/* The pool's static atomics (pool_spin.c, pool_hop.c), initialized where every thread sees
+ * them (see the shim). */
 static void init_pool_statics(void) {
     atomic_init(&awaiter_suspended_ns, INT64_MIN / 2);
 #if BOLTS_POOL_SPIN_YIELD
@@ -235,7 +240,7 @@ template <class T> static bool run_check(const char *name, int iterations) {
 }
 
 int main(int argc, char **argv) {
-    /* pool.c says on stderr, for every pool, that its monitor could not start (the stub's
+    /* bolts_pool_create says on stderr, for every pool, that its monitor could not start (the stub's
      * answer); Relacy reports on stdout. */
     if (freopen("/dev/null", "w", stderr) == NULL) return 2;
     if (argc != 3) {

@@ -148,14 +148,14 @@ mutants=(
     "relaxed-mutant-token-cancelled-relaxed|token.c|^bool bolts_token_cancel|s/TOKEN_CANCELLED, memory_order_release/TOKEN_CANCELLED, memory_order_relaxed/|token_check|relaxed-token-register-vs-cancel"
     "relaxed-mutant-token-register-relaxed-load|token.c|^bolts_token_registration_t \*bolts_token_register|s/(\&t->state, memory_order_acquire)/(\&t->state, memory_order_relaxed)/|token_check|relaxed-token-register-vs-cancel"
     "relaxed-mutant-token-ran-relaxed|token.c|^static void token_run_handlers|s/REG_RAN, memory_order_release/REG_RAN, memory_order_relaxed/|token_check|relaxed-token-dispose"
-    "relaxed-mutant-pool-park-no-fence|pool.c|^static bool park(|s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|pool_check|relaxed-pool-one-worker"
-    "relaxed-mutant-pool-take-release-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
-    "relaxed-mutant-pool-take-acquire-relaxed|pool.c|^static bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
+    "relaxed-mutant-pool-park-no-fence|pool_park.c|^bool bolts__pool_park(|s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|pool_check|relaxed-pool-one-worker"
+    "relaxed-mutant-pool-take-release-relaxed|pool_internal.h|^static inline bolts_job_t \*take(|s/(\&slot->consumer, 0, memory_order_release)/(\&slot->consumer, 0, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
+    "relaxed-mutant-pool-take-acquire-relaxed|pool_internal.h|^static inline bolts_job_t \*take(|s/(\&slot->consumer, 1, memory_order_acquire)/(\&slot->consumer, 1, memory_order_relaxed)/|pool_check|relaxed-pool-two-submitters"
     "relaxed-mutant-token-dispose-no-grace-period|token.c|^bool bolts_token_registration_dispose|s/token_unref_unlinked(r, after_grace_period)/token_unref_unlinked(r, false)/|token_check|relaxed-token-dispose"
     "relaxed-mutant-monitor-resume-no-fence|pool_monitor.c|^void bolts__pool_monitor_resume|s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
     "relaxed-mutant-monitor-sleep-unordered|pool_monitor.c|^static void sleep_while_parked|s/(\&pool->monitor_asleep, 1, memory_order_seq_cst)/(\&pool->monitor_asleep, 1, memory_order_relaxed)/ ;; s/atomic_thread_fence(memory_order_seq_cst);/(void)0;/|monitor_check|relaxed-monitor-hidden-block"
     "relaxed-mutant-monitor-stall-over-load-store|pool_monitor.c|^void bolts__pool_stall_over|s/if (atomic_exchange_explicit(\&slot->stalled, 0, memory_order_relaxed) == 0) return;/if (atomic_load_explicit(\&slot->stalled, memory_order_relaxed) == 0) return; atomic_store_explicit(\&slot->stalled, 0, memory_order_relaxed);/|monitor_check|relaxed-monitor-accounting"
-    "relaxed-mutant-monitor-takeover-load-store|pool.c|^void bolts__pool_blocking_begin|s/if (atomic_exchange_explicit(\&self->stalled, 0, memory_order_relaxed) != 0) return;/if (atomic_load_explicit(\&self->stalled, memory_order_relaxed) != 0) { atomic_store_explicit(\&self->stalled, 0, memory_order_relaxed); return; }/|monitor_check|relaxed-monitor-accounting"
+    "relaxed-mutant-monitor-takeover-load-store|pool_compensate.c|^void bolts__pool_blocking_begin|s/if (atomic_exchange_explicit(\&self->stalled, 0, memory_order_relaxed) != 0) return;/if (atomic_load_explicit(\&self->stalled, memory_order_relaxed) != 0) { atomic_store_explicit(\&self->stalled, 0, memory_order_relaxed); return; }/|monitor_check|relaxed-monitor-accounting"
 )
 
 # run_mutant SPEC: prepares, builds and runs one mutant; prints its report line.

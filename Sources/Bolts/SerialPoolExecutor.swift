@@ -8,7 +8,7 @@ import CBoltsRuntime
 ///
 /// Jobs wait in a lock-free queue (the C core's serial executor). The first job into an
 /// empty queue schedules one drain job on the pool; the drain runs queued jobs in order,
-/// up to a batch of `BOLTS_SERIAL_BATCH` (the C core's `bolts_pool.h`) before it yields
+/// up to a batch of `BOLTS_SERIAL_BATCH` (the C core's `bolts_tuning.h`) before it yields
 /// its worker to other pool work, and stops only when the queue is empty. So jobs never
 /// run concurrently with each other, a job submitted after another (by the same thread,
 /// or after it observably returned) runs after it, and nothing is left behind when the

@@ -37,8 +37,8 @@ import CBoltsRuntime
 /// never blocked and no job is refused; submitters that outnumber the cores simply cannot
 /// starve the workers of CPU time (``Metrics/backpressureYields`` counts it).
 ///
-/// The constants in capitals are the C core's, defined once in its `bolts_pool.h` (with
-/// the invariants they belong to) and adjustable at build time.
+/// The constants in capitals are the C core's, defined once in its `bolts_tuning.h` (the
+/// invariants they belong to are in its `bolts_pool.h`) and adjustable at build time.
 ///
 /// Use it directly, as a Bolts executor (``Executor/pool(_:)``: continuations are handed
 /// to the pool by the C core, with no Swift closure in between), as a Swift Concurrency

@@ -10,7 +10,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 rt="$here/../../CSupport/CBoltsRuntime"
 out=${TMPDIR:-/tmp}/bolts-pool-stress
 mkdir -p "$out"
-src="$rt/job.c $rt/task.c $rt/token.c $rt/pool.c $rt/pool_monitor.c $rt/pool_serial.c $rt/pool_blocks.c $here/pool_stress.c"
+# Every .c file of the core but concurrency.c (the Swift Concurrency hooks, which need the
+# Swift runtime): the task, job and token files and every pool*.c.
+src="$rt/job.c $rt/task.c $rt/token.c $(ls "$rt"/pool*.c | tr '\n' ' ') $here/pool_stress.c"
 libs="-lurcu-memb -lurcu-common -lurcu-cds -lpthread"
 inc="-I$rt/include -I$rt"
 cc=${CC:-clang}

@@ -6,4 +6,6 @@
 #include "bolts_token.h"
 #include "bolts_pool.h"
 #include "bolts_concurrency.h"
+/* Not API: the tunable constants and test hooks, which the tests read through the module. */
+#include "bolts_tuning.h"
 #endif

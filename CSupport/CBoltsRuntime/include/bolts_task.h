@@ -119,7 +119,7 @@ bool bolts_task_spin_for_completion(bolts_task_t *_Nonnull task);
 /** For an async awaiter about to suspend on `task` after its spin. When the awaiter is
  *  one that `bolts_task_spin_for_completion` spins for (a pool runs the task, the caller
  *  is not a pool worker), notes the suspension: idle workers that start spinning within
- *  BOLTS_POOL_SPIN_AWAITED_NS of it spin that long (bolts_pool.h). True, in a runtime
+ *  BOLTS_POOL_SPIN_AWAITED_NS of it spin that long (bolts_tuning.h). True, in a runtime
  *  built with BOLTS_POOL_SPIN_YIELD and for such an awaiter: it is also counted among the
  *  suspended awaiters of pool tasks, while which the pools' idle workers keep their CPUs
  *  (BOLTS_POOL_SPIN_YIELD_AWAITED_NS); the caller then calls
@@ -134,18 +134,7 @@ void bolts_task_await_suspend_end(void);
  *  those that saw the task complete (for tests and diagnostics). */
 void bolts_task_await_spin_counts(uint64_t *_Nonnull begun, uint64_t *_Nonnull completed);
 
-/** Upper bound in nanoseconds of one awaiter's spin (`bolts_task_spin_for_completion`). */
-#ifndef BOLTS_TASK_AWAIT_SPIN_NS
-#define BOLTS_TASK_AWAIT_SPIN_NS 4000
-#endif
-/** Spins in a row ending with the task still pending, after which a thread skips them. */
-#ifndef BOLTS_TASK_AWAIT_SPIN_MISSES
-#define BOLTS_TASK_AWAIT_SPIN_MISSES 4
-#endif
-/** Awaits a thread then lets pass without a spin before it tries one again. */
-#ifndef BOLTS_TASK_AWAIT_SPIN_SKIP
-#define BOLTS_TASK_AWAIT_SPIN_SKIP 32
-#endif
+/* The spin's bounds (BOLTS_TASK_AWAIT_SPIN_NS, _MISSES, _SKIP) are in bolts_tuning.h. */
 
 /** Blocks until the task completes or `timeout_ns` passes (negative: no limit).
  *  Costs nothing until called: it pushes a waiter job and sleeps on a futex. Before

@@ -1,7 +1,7 @@
 /*
  * The calls of pool_monitor.c that cannot run inside Relacy, modelled; included by
  * monitor_check.cpp right before pool_monitor.c, so that only that file sees these macros
- * (pool.c and platform.h keep the shim's clock).
+ * (the other pool files and platform.h keep the shim's clock).
  *
  * - A thread's CPU clock (`clock_gettime` on the per-thread clock id that `cpu_ns` builds):
  *   the model's answer. The monotonic clock stays the shim's (1 us per read).

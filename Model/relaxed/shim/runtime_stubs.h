@@ -1,6 +1,6 @@
 /*
- * What the task and token harnesses link in place of the pool (pool.c, pool_blocks.c are
- * not compiled into them): the block allocators are the shim's (every block is tracked,
+ * What the task and token harnesses link in place of the pool (the pool's files are not
+ * compiled into them): the block allocators are the shim's (every block is tracked,
  * see relacy_shim.h); no job of these checks names a pool, and no harness thread is a pool
  * worker, so the pool's hooks are empty and a submission fails the check.
  */
