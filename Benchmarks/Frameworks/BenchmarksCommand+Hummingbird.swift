@@ -3,12 +3,12 @@ import Foundation
 extension BenchmarksCommand {
     /// The "Inside a Hummingbird server" section's settings from the options. `jobRounds` is
     /// calibrated here (in this process, like the server scenario's jobs), so call it only when
-    /// the section runs. `--quick`: three choices (no task-executor preference) and three routes;
+    /// the section runs. `--quick`: three choices (no task-executor preference) and four routes;
     /// otherwise every choice and route.
     func hummingbirdSettings(jobRounds: Int) -> HummingbirdBenchmark.Settings {
         .init(
             arms: quick ? [.defaultExecutor, .nio, .bolts] : HummingbirdBenchmark.Arm.allCases,
-            routes: quick ? [.plain, .fanout, .bolts] : HummingbirdBenchmark.Route.allCases,
+            routes: quick ? [.plain, .fanout, .inline, .bolts] : HummingbirdBenchmark.Route.allCases,
             seconds: serverSeconds ?? (full ? 2 : 1),
             warmUpSeconds: 1,
             wrkThreads: 1,

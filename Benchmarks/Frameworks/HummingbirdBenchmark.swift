@@ -63,6 +63,7 @@ struct HummingbirdBenchmark {
         case plain
         case json
         case fanout
+        case inline
         case executeall
         case bolts
 
@@ -74,6 +75,7 @@ struct HummingbirdBenchmark {
             case .plain: return "/plain: plain text"
             case .json: return "/json: a small Codable value"
             case .fanout: return "/fanout: task group of 16 jobs of ~3 µs"
+            case .inline: return "/inline: /fanout's 16 jobs in the handler, one after another (no tasks)"
             case .executeall: return "/executeall: Task.executeAll(.pool(.shared), count: 16) of ~3 µs"
             case .bolts: return "/bolts: one Bolts pool task of ~3 µs, awaited"
             }

@@ -22,6 +22,8 @@ import NIOPosix
 /// - `/plain`: a short plain-text body.
 /// - `/json`: a small `Codable` value, encoded as JSON.
 /// - `/fanout`: a task group of 16 child tasks, each one CPU job (`Job`).
+/// - `/inline`: the same 16 jobs run in the handler, one after another: `/fanout` without the
+///   executor's part.
 /// - `/executeall`: `Task.executeAll(.pool(.shared), count: 16)` of the same jobs, awaited.
 /// - `/bolts`: one Bolts task on `ThreadPool.shared` running one job, awaited.
 /// - `/block`: blocks its thread for 20 ms with `usleep`, as a synchronous driver would, with

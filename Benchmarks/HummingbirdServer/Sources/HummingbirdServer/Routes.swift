@@ -24,6 +24,13 @@ enum Routes {
             }
             return "\(folded & 0xff)"
         }
+        router.get("inline") { _, _ in
+            // `/fanout` without the executor's part: the same jobs, one after another in the
+            // handler, so what `/fanout` costs beyond this is the task group's.
+            var folded: UInt64 = 0
+            for index in 0..<fanOut { folded &+= Job.work(seed: UInt64(index)) }
+            return "\(folded & 0xff)"
+        }
         router.get("executeall") { _, _ in
             let values = try await BoltsTask<UInt64>.executeAll(.pool(.shared), count: fanOut) { index in
                 Job.work(seed: UInt64(index))
