@@ -219,19 +219,6 @@ struct BenchmarksCommand: ParsableCommand {
         return arguments
     }
 
-    /// Budget weights: a share of the time left is weight ÷ the weights still to run.
-    enum Weight {
-        static let taskOperation = 1.0
-        /// A task operation in child processes: process starts and fewer rounds per process.
-        static let taskOperationInProcesses = 2.0
-        static let executors = 2.0
-        static let paced = 1.5
-        static let concurrency = 12.0
-        static let serverConfiguration = 5.0
-        static let serverCPULimitConfiguration = 5.0
-        static let hummingbird = 27.0
-    }
-
     /// The fraction of the budget the measurements plan for; the rest absorbs the round in
     /// progress when a share runs out, the tear-downs and the report.
     static let plannedFraction = 0.93
@@ -278,207 +265,43 @@ struct BenchmarksCommand: ParsableCommand {
             stopping: stopping(.micro),
             seed: seed
         )
-        let environment = Environment()
-        let allTaskOperations = Catalog.filtered(
-            Catalog.taskOperations(environment),
-            by: filter,
-            withoutReference: withoutReference
-        )
-        // In this process, and in child processes (the same list as the children build).
-        let taskOperations = allTaskOperations.filter { !$0.isProcessTheUnit }
-        let taskOperationsInProcesses = allTaskOperations.filter(\.isProcessTheUnit)
-        let executors = Catalog.filtered(
-            Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
-            by: filter,
-            withoutReference: withoutReference
-        )
-        let serverPeers = ServerBenchmark.peers(matching: filter, withoutReference: withoutReference)
-        let concurrencyWanted = ConcurrencyOnPool.isSelected(by: filter)
-        let server = ServerBenchmark(settings: serverSettings, peers: serverPeers)
-        let cpuLimitVariant = list ? nil : cpuLimitVariant(server: server, peers: serverPeers)
-        let cpuLimitHierarchy = try? cpuLimitVariant?.hierarchy.get()
+        let sections = Sections(self)
         if list {
-            for comparison in allTaskOperations + executors {
-                print("\(comparison.group): \(comparison.operation)")
-                for entry in comparison.entries {
-                    print("  \(entry.scenario === comparison.reference ? "[reference] " : "")\(entry.scenario.name)")
-                }
-            }
-            if concurrencyWanted {
-                print("\(ConcurrencyOnPool.group): default executor vs the pool installed")
-                for workload in ConcurrencyWorkloads.all { print("  \(workload.name)") }
-            }
-            listHummingbird()
-            if !serverPeers.isEmpty {
-                print("\(ServerBenchmark.group): fan-outs \(server.settings.fanOuts), jobs of \(server.settings.jobNanoseconds) ns")
-                for peer in serverPeers {
-                    print("  \(peer == .dispatchGroup ? "[reference] " : "")\(peer.title)")
-                }
-            }
-            environment.shutdown()
+            for section in sections.listed { section.listing.forEach { print($0) } }
+            sections.taskOperations.shutDown()
             return
         }
-
-        let weight = { (comparison: Comparison) -> Double in
-            switch comparison.group {
-            case Catalog.executorsGroup: return Weight.executors
-            case Catalog.handOffGroup: return Weight.paced
-            default: return comparison.isProcessTheUnit ? Weight.taskOperationInProcesses : Weight.taskOperation
-            }
-        }
-        // Built before the budget starts; a section that cannot run takes no share.
-        let hummingbirdServer = prepareHummingbird()
-        let hummingbirdRuns = (try? hummingbirdServer?.get()) != nil
-        let totalWeight = (allTaskOperations + executors).map(weight).reduce(0, +)
-            + (concurrencyWanted ? Weight.concurrency : 0)
-            + (serverPeers.isEmpty ? 0 : Weight.serverConfiguration * Double(server.configurations.count))
-            + (cpuLimitHierarchy == nil
-                ? 0 : Weight.serverCPULimitConfiguration * Double(cpuLimitVariant!.variant.settings.configurations.count))
-            + (hummingbirdRuns ? Weight.hummingbird : 0)
+        for section in sections.all { section.prepare() }
         let budgetMinutes: Double? = full ? nil : (budget ?? (quick ? 1.5 : 10))
-        let runBudget = Budget(seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction }, totalWeight: totalWeight)
+        let runBudget = Budget(
+            seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction },
+            totalWeight: sections.all.map(\.weight).reduce(0, +)
+        )
         let measurementStart = now()
 
         let progress = Progress(budget: runBudget)
-        progress.begin(
-            total: allTaskOperations.count + executors.count + (concurrencyWanted ? 1 : 0) + (serverPeers.isEmpty ? 0 : 1)
-                + (cpuLimitHierarchy == nil ? 0 : 1) + (hummingbirdRuns ? 1 : 0)
-        )
+        progress.begin(total: sections.all.map(\.progressSteps).reduce(0, +))
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
         let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300), budget: runBudget)
-        var results: [ComparisonResult] = []
-        for comparison in taskOperations {
-            progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(runner.run(comparison, section: comparison.section, weight: weight(comparison)))
-            progress.log(verdicts: results.last!.verdicts)
-        }
-        // The task operations' loop and pool go before the child processes run, so their
-        // idle threads take no part in what those measure.
-        environment.shutdown()
-        // Each comparison whose work hops between threads, and each executor comparison, in
-        // child processes of its own (the process is the unit).
-        // Each list with its child kind (which builds the same list) and its seeds' spacing.
-        let inProcesses = [
-            (taskOperationsInProcesses, ChildKind.taskOperationComparison, 10_000),
-            (executors, ChildKind.executorComparison, 100),
-        ]
-        for (comparisons, kind, seedSpacing) in inProcesses {
-            for (index, comparison) in comparisons.enumerated() {
-                progress.next("\(comparison.group): \(comparison.operation)")
-                results.append(
-                    ProcessReplicas.run(
-                        comparison, kind: kind, index: index, processes: executorProcesses,
-                        arguments: comparisonChildArguments, seed: seed &+ UInt64(seedSpacing * (index + 1)),
-                        weight: weight(comparison), scheduler: runner.scheduler
-                    )
-                )
-                progress.log(verdicts: results.last!.verdicts)
-            }
-        }
-        var concurrencyOutcome: ConcurrencyOnPool.Outcome?
-        if concurrencyWanted {
-            progress.next("\(ConcurrencyOnPool.group): default executor vs the pool installed (child processes)")
-            concurrencyOutcome = ConcurrencyOnPool.run(
-                childMode: quick ? "quick" : (full ? "full" : "budget"),
-                repetitions: quick ? 1 : (full ? 5 : 3),
-                stopping: stopping(.processes),
-                budget: runBudget,
-                weight: Weight.concurrency,
-                seed: seed &+ 1,
-                progress: progress,
-                watchdog: runner.watchdog
-            )
-            progress.log(verdicts: concurrencyOutcome?.verdicts ?? [])
-        }
-        var serverOutcome: ServerBenchmark.Outcome?
-        if !serverPeers.isEmpty {
-            progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
-            serverOutcome = server.run(
-                progress: progress,
-                watchdog: runner.watchdog,
-                pacing: .init(
-                    budget: runBudget,
-                    stopping: stopping(.server),
-                    weightPerConfiguration: Weight.serverConfiguration,
-                    seed: seed &+ 2
-                )
-            )
-        }
-        var cpuLimitOutcome: ServerCPULimit.Outcome?
-        if let (variant, hierarchy) = cpuLimitVariant {
-            switch hierarchy {
-            case .success(let hierarchy):
-                progress.next("\(ServerBenchmark.group): under a CPU quota of \(variant.settings.cpus.formattedCPUs) (child processes)")
-                cpuLimitOutcome = variant.run(
-                    hierarchy: hierarchy,
-                    childArguments: serverArguments,
-                    progress: progress,
-                    watchdog: runner.watchdog,
-                    pacing: .init(
-                        budget: runBudget,
-                        stopping: stopping(.server),
-                        weightPerConfiguration: Weight.serverCPULimitConfiguration,
-                        seed: seed &+ 3
-                    )
-                )
-                progress.log(verdicts: cpuLimitOutcome?.verdicts ?? [])
-            case .failure(let reason):
-                writeError("note: the server scenario's CPU-limit variant is skipped: \(reason)\n")
-                cpuLimitOutcome = .init(settings: variant.settings, skipped: reason.description)
-            }
-        }
-        var serverInstalledOutcome: ServerBenchmark.Outcome?
-        if full, serverPeers.contains(.concurrencyTaskGroup), serverOutcome?.skipped == nil {
-            progress.update("\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
-            do {
-                serverInstalledOutcome = try ServerWithPoolInstalled.run(arguments: serverArguments, watchdog: runner.watchdog)
-            } catch {
-                writeError("warning: the server scenario with the pool installed failed: \(error)\n")
-            }
-        }
-        var hummingbirdOutcome: HummingbirdBenchmark.Outcome?
-        if let hummingbirdServer {
-            if hummingbirdRuns { progress.next("\(HummingbirdBenchmark.group): Hummingbird 2 under wrk (child processes)") }
-            hummingbirdOutcome = runHummingbird(
-                hummingbirdServer, budget: runBudget, seed: seed &+ 4, progress: progress, watchdog: runner.watchdog)
-            progress.log(verdicts: hummingbirdOutcome?.verdicts ?? [])
-        }
+        let context = SectionContext(budget: runBudget, progress: progress, watchdog: runner.watchdog, seed: seed, runner: runner)
+        let outcomes = sections.all.compactMap { $0.run(context) }
         progress.finish()
         let measuredSeconds = Double(now() &- measurementStart) / 1e9
 
         let machine = Machine.current(loadAverageAtStart: loadAverageAtStart)
-        let goals = Goals.check(results)
-        let verdicts = Verdicts.simultaneous(
-            results.flatMap(\.verdicts) + (concurrencyOutcome?.verdicts ?? []) + (serverOutcome?.verdicts ?? [])
-                + (cpuLimitOutcome?.verdicts ?? []) + (hummingbirdOutcome?.verdicts ?? [])
-        )
-        let allNoise = results.flatMap(\.noise) + (concurrencyOutcome?.noise ?? []) + (serverOutcome?.noise.flatMap { $0 } ?? [])
-            + (cpuLimitOutcome?.noise.flatMap { $0 } ?? []) + (hummingbirdOutcome?.noise ?? [])
-        let noiseSummary = NoiseSummary(allNoise)
+        let verdicts = Verdicts.simultaneous(outcomes.flatMap(\.verdicts))
+        let noiseSummary = NoiseSummary(outcomes.flatMap(\.noise))
         let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }
 
         var report = Report.header(
             .init(
                 machine: machine, settings: settings, budgetMinutes: budgetMinutes, measuredSeconds: measuredSeconds,
-                countsAllocations: countsAllocations
+                countsAllocations: countsAllocations, processIsTheUnit: sections.all.compactMap(\.processIsTheUnit)
             )
         )
         report += Report.noise(noiseSummary, verdicts: verdicts)
-        report += Report.render(results, goals: goals)
-        if let concurrencyOutcome {
-            report += ConcurrencyOnPool.render(concurrencyOutcome)
-            if !concurrencyOutcome.goals.isEmpty {
-                report += "\n### Swift Concurrency goals (judged on this run's intervals)\n\n"
-                report += Report.goalsTable(concurrencyOutcome.goals)
-            }
-        }
-        if let serverOutcome { report += ServerReport.render(serverOutcome) }
-        if let cpuLimitOutcome { report += ServerCPULimitReport.render(cpuLimitOutcome) }
-        if let serverInstalledOutcome {
-            report += ServerWithPoolInstalled.render(installed: serverInstalledOutcome, main: serverOutcome)
-        }
-        if let hummingbirdOutcome { report += HummingbirdReport.render(hummingbirdOutcome) }
+        report += Report.sections(outcomes)
         report += Report.aaTable(verdicts.filter(\.isAA))
         if let baselineComparisons, let baseline { report += Baseline.render(baselineComparisons, name: baseline) }
         print(report)
@@ -505,17 +328,12 @@ struct BenchmarksCommand: ParsableCommand {
             ),
             measuredSeconds: measuredSeconds,
             verdicts: verdicts,
-            goals: goals + (concurrencyOutcome?.goals ?? []) + (serverOutcome?.goals ?? [])
-                + (hummingbirdOutcome?.goals ?? []),
+            goals: outcomes.flatMap(\.goals),
             noise: noiseSummary,
-            comparisons: JSONReport.comparisons(results),
-            server: serverOutcome,
-            serverWithPoolInstalled: serverInstalledOutcome,
-            concurrency: concurrencyOutcome,
+            comparisons: JSONReport.comparisons(outcomes.flatMap(\.comparisons)),
             baselineName: baseline,
             baselineComparisons: baselineComparisons,
-            cpuLimit: cpuLimitOutcome,
-            hummingbird: hummingbirdOutcome
+            sectionParts: outcomes.flatMap(\.json)
         )
         if let json {
             try jsonReport.write(to: json)
@@ -524,8 +342,9 @@ struct BenchmarksCommand: ParsableCommand {
         if let saveBaseline {
             writeError("saved the baseline \(saveBaseline) as \(try Baseline.save(jsonReport, as: saveBaseline))\n")
         }
+        func drawing(_ name: String) -> String? { outcomes.lazy.compactMap { $0.charts[name]?(machine) }.first }
         if let chart {
-            if let svg = SVGChart.executorThroughput(results, machine: machine) {
+            if let svg = drawing("executors") {
                 try svg.write(toFile: chart, atomically: true, encoding: .utf8)
                 writeError("wrote \(chart)\n")
             } else {
@@ -533,7 +352,7 @@ struct BenchmarksCommand: ParsableCommand {
             }
         }
         if let serverChart {
-            if let outcome = serverOutcome, let svg = ServerReport.chart(outcome, machine: machine) {
+            if let svg = drawing("server") {
                 try svg.write(toFile: serverChart, atomically: true, encoding: .utf8)
                 writeError("wrote \(serverChart)\n")
             } else {
@@ -541,8 +360,7 @@ struct BenchmarksCommand: ParsableCommand {
             }
         }
         if isDebugBuild { warnAboutDebugBuild() }
-        let failed = results.flatMap(\.entries).filter { $0.error != nil }
-        if !failed.isEmpty || concurrencyOutcome?.error != nil { throw ExitCode(1) }
+        if outcomes.contains(where: \.failed) { throw ExitCode(1) }
         if check, let regressions = baselineComparisons?.filter({ $0.verdict == .worse }), !regressions.isEmpty {
             writeError("--check: \(regressions.count) row(s) regressed against the baseline \(baseline ?? "")\n")
             throw ExitCode(2)
@@ -565,7 +383,60 @@ struct BenchmarksCommand: ParsableCommand {
     }
 }
 
-extension Comparison {
-    /// The report section this comparison belongs to.
-    var section: Section { Section(group: group) }
+extension BenchmarksCommand {
+    /// The run's sections from the options, in the order they run. Seeds: the in-process
+    /// comparisons take the run's seed, those in child processes `seed &+ spacing × (index + 1)`
+    /// (`childSeedSpacing`); the other sections `seed &+ 1`, `&+ 2`, … in run order.
+    struct Sections {
+        let taskOperations: TaskOperationsSection
+        let executors: ExecutorsSection
+        let concurrency: ConcurrencySection
+        let server: ServerSection
+        let serverCPULimit: ServerCPULimitSection
+        let serverWithPoolInstalled: ServerWithPoolInstalledSection
+        let hummingbird: HummingbirdSection
+
+        init(_ command: BenchmarksCommand) {
+            let quick = command.quick
+            let full = command.full
+            taskOperations = TaskOperationsSection(
+                filter: command.filter, withoutReference: command.withoutReference,
+                processes: command.executorProcesses, childArguments: command.comparisonChildArguments
+            )
+            executors = ExecutorsSection(
+                producerCounts: command.threads, filter: command.filter, withoutReference: command.withoutReference,
+                processes: command.executorProcesses, childArguments: command.comparisonChildArguments
+            )
+            concurrency = ConcurrencySection(
+                filter: command.filter,
+                childMode: quick ? "quick" : (full ? "full" : "budget"),
+                repetitions: quick ? 1 : (full ? 5 : 3),
+                stopping: command.stopping(.processes)
+            )
+            let serverBenchmark = ServerBenchmark(
+                settings: command.serverSettings,
+                peers: ServerBenchmark.peers(matching: command.filter, withoutReference: command.withoutReference)
+            )
+            server = ServerSection(server: serverBenchmark, stopping: command.stopping(.server))
+            serverCPULimit = ServerCPULimitSection(
+                variant: { command.cpuLimitVariant(server: serverBenchmark, peers: serverBenchmark.peers) },
+                childArguments: command.serverArguments,
+                stopping: command.stopping(.server)
+            )
+            serverWithPoolInstalled = ServerWithPoolInstalledSection(
+                server: server, full: full, childArguments: command.serverArguments)
+            hummingbird = HummingbirdSection(command: command)
+        }
+
+        /// In run order, which is the report's.
+        var all: [any BenchmarkSection] {
+            [taskOperations, executors, concurrency, server, serverCPULimit, serverWithPoolInstalled, hummingbird]
+        }
+
+        /// In `--list` order: the server's lines come last, after the sections listed by
+        /// comparison and workload.
+        var listed: [any BenchmarkSection] {
+            [taskOperations, executors, concurrency, hummingbird, server, serverCPULimit, serverWithPoolInstalled]
+        }
+    }
 }

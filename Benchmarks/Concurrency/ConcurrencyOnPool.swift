@@ -280,7 +280,7 @@ enum ConcurrencyOnPool {
         else { return nil }
         func ratio(_ a: Double?, _ b: Double?) -> String {
             guard let a, let b else { return "–" }
-            return String(format: "%.2f×", a / b)
+            return (a / b).fixed(2) + "×"
         }
         return "The floor under Bolts' `value`, against Swift's `Task {}` + `await value`: a `Task {}` that "
             + "resumes a continuation (no Bolts task) \(ratio(bare.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds)) "

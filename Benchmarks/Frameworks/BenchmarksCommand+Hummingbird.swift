@@ -69,7 +69,7 @@ extension BenchmarksCommand {
                 settings: hummingbirdSettings(jobRounds: serverJobRounds(forNanoseconds: 3_000)))
             var outcome = benchmark.run(
                 executable: built.executable, budget: budget, stopping: hummingbirdStopping,
-                weight: Weight.hummingbird, seed: seed, progress: progress, watchdog: watchdog
+                weight: HummingbirdSection.weight, seed: seed, progress: progress, watchdog: watchdog
             )
             outcome.buildSeconds = built.seconds
             return outcome
@@ -77,12 +77,10 @@ extension BenchmarksCommand {
     }
 
     /// The section's lines in `--list`.
-    func listHummingbird() {
-        guard HummingbirdBenchmark.isSelected(by: filter) else { return }
+    var hummingbirdListing: [String] {
+        guard HummingbirdBenchmark.isSelected(by: filter) else { return [] }
         let settings = hummingbirdSettings(jobRounds: 0)
-        print("\(HummingbirdBenchmark.group): routes \(settings.routes.map { "/" + $0.path }), /plain beside /block")
-        for arm in settings.arms {
-            print("  \(arm == .defaultExecutor ? "[reference] " : "")\(arm.title) (\(arm.rawValue))")
-        }
+        return ["\(HummingbirdBenchmark.group): routes \(settings.routes.map { "/" + $0.path }), /plain beside /block"]
+            + settings.arms.map { "  \($0 == .defaultExecutor ? "[reference] " : "")\($0.title) (\($0.rawValue))" }
     }
 }

@@ -360,7 +360,7 @@ struct HummingbirdBenchmark {
         let routes = run.routes.map { "/\($0.route.path) \($0.requestsPerSecond.formattedPlain)/s" }
         let blocking = run.blocking
         return routes.joined(separator: ", ")
-            + String(format: "; beside /block: /plain kept %.2f", run.keptFraction ?? .nan)
+            + "; beside /block: /plain kept \((run.keptFraction ?? .nan).fixed(2))"
             + ", p99 \((blocking.plain.p99 / 1_000).formattedMilliseconds), /block "
             + "\(blocking.blockRequestsPerSecond.formattedPlain)/s, threads \(blocking.threadsBefore) → \(blocking.peakThreads)"
     }

@@ -10,7 +10,7 @@ enum HummingbirdReport {
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         let settings = outcome.settings
         text += "A Hummingbird 2 application (`Benchmarks/HummingbirdServer`, a package of its own"
-        if let seconds = outcome.buildSeconds { text += String(format: ", built in %.0f s", seconds) }
+        if let seconds = outcome.buildSeconds { text += ", built in \(seconds.fixed(0)) s" }
         text += ") on 127.0.0.1, one child process per executor choice and round: "
         text += settings.arms.map { "\($0.shortTitle) (\($0.title))" }.joined(separator: "; ")
         text += ". Each round starts every choice once and the default executor twice (the A/A), in an order "
@@ -42,7 +42,7 @@ enum HummingbirdReport {
                     switch metric.title {
                     case ServerBenchmark.requestsPerSecond.title: return summary.requestsPerSecond.formattedPlain + "/s"
                     case ServerBenchmark.cpuPerRequest.title:
-                        return String(format: "%.1f µs", summary.cpuMicrosecondsPerRequest)
+                        return summary.cpuMicrosecondsPerRequest.fixed(1) + " µs"
                     default: return (summary.p99 / 1_000).formattedMilliseconds
                     }
                 }
@@ -94,7 +94,7 @@ enum HummingbirdReport {
                 summary.arm.shortTitle,
                 summary.plainAloneRequestsPerSecond.formattedPlain + "/s",
                 summary.plainBesideBlockRequestsPerSecond.formattedPlain + "/s",
-                kept?.formattedRatioAndInterval ?? String(format: "%.2f×", summary.keptFraction),
+                kept?.formattedRatioAndInterval ?? summary.keptFraction.fixed(2) + "×",
                 kept?.formattedVerdict ?? "",
                 (summary.plainBesideBlockP99 / 1_000).formattedMilliseconds,
                 summary.blockRequestsPerSecond.formattedPlain,

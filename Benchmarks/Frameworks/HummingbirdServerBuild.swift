@@ -55,7 +55,7 @@ enum HummingbirdServerBuild {
         guard binPathStatus == 0, FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure(description: "the build left no executable at \(executable)")
         }
-        writeError(String(format: "Built the Hummingbird server in %.1f s: %@\n", seconds, executable))
+        writeError("Built the Hummingbird server in \(seconds.fixed(1)) s: \(executable)\n")
         return Built(executable: executable, seconds: seconds)
     }
 

@@ -11,7 +11,7 @@ import Foundation
 /// speed in each run), across the runs: this run's log ratios against the baseline's, with
 /// Welch's t interval. Above 1: the subject gained on its peer since the baseline. The noise
 /// threshold is the larger of the two runs' A/A thresholds for that row. A change of the
-/// peer itself (another SwiftNIO version, say) shows as a change of the subject.
+/// peer itself (another version of its library, say) shows as a change of the subject.
 enum Baseline {
     static let directory = ".benchmarks"
 
@@ -113,14 +113,14 @@ enum Baseline {
         )
         for row in comparisons {
             let change = row.ratio.map { ratio in
-                row.interval95.map { "\(ratio.formattedRatio) [\(String(format: "%.2f", $0[0])), \(String(format: "%.2f", $0[1]))]" }
+                row.interval95.map { ratio.formattedRatio(interval: $0[0], $0[1]) }
                     ?? ratio.formattedRatio
             } ?? "–"
             table.rows.append([
                 row.section.rawValue, row.name, row.subject, row.metric,
                 row.currentRatio?.formattedRatio ?? "–", row.baselineRatio?.formattedRatio ?? "–", change,
                 row.verdict == .better || row.verdict == .worse ? "**\(row.verdict.rawValue)**" : row.verdict.rawValue,
-                row.noiseThreshold.map { String(format: "±%.1f%%", $0 * 100) } ?? "–",
+                row.noiseThreshold?.plusMinusPercent ?? "–",
             ])
         }
         let regressions = comparisons.filter { $0.verdict == .worse }

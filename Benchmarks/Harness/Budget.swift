@@ -16,7 +16,7 @@ final class Budget {
     }
 
     /// The nanoseconds that a comparison of `weight` may take from now (UInt64.max when
-    /// unlimited); its weight leaves the pool.
+    /// unlimited); its weight leaves the weight still to run.
     func allot(_ weight: Double) -> UInt64 {
         defer { remainingWeight = max(remainingWeight - weight, 1e-9) }
         guard let deadline else { return .max }

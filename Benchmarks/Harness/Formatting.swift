@@ -1,28 +1,67 @@
 import Foundation
 
+// The one place that turns numbers into text: every other file formats through these.
+
 extension Double {
+    /// With exactly `decimals` decimals, rounded: `fixed(2)` gives "0.18", `fixed(0)` gives "228".
+    func fixed(_ decimals: Int) -> String { String(format: "%.\(decimals)f", self) }
+
+    /// The shortest of plain and exponent notation, up to six significant digits: "10",
+    /// "1.5", "0.93" (C's `%g`).
+    var shortest: String { String(format: "%g", self) }
+
+    /// A fraction as a percentage with `decimals` decimals: 0.123 as "12.3%".
+    func percent(_ decimals: Int = 1) -> String { (self * 100).fixed(decimals) + "%" }
+
+    /// A fraction as a half-width: 0.023 as "±2.3%".
+    var plusMinusPercent: String { "±" + percent(1) }
+
     /// "41.2 ns", "1.23 µs", "4.56 ms".
     var formattedNanoseconds: String {
-        if self < 1_000 { return String(format: self < 100 ? "%.1f ns" : "%.0f ns", self) }
-        if self < 1_000_000 { return String(format: "%.2f µs", self / 1_000) }
-        return String(format: "%.2f ms", self / 1_000_000)
+        if self < 1_000 { return fixed(self < 100 ? 1 : 0) + " ns" }
+        if self < 1_000_000 { return (self / 1_000).fixed(2) + " µs" }
+        return (self / 1_000_000).fixed(2) + " ms"
+    }
+
+    /// "2.31 ms" for a value in milliseconds.
+    var formattedMilliseconds: String { fixed(self < 10 ? 2 : 1) + " ms" }
+
+    /// Microseconds as milliseconds with three significant digits, without the unit: "0.412",
+    /// "2.31", "12.3", "123".
+    var microsecondsAsMilliseconds: String {
+        let ms = self / 1_000
+        if ms < 1 { return ms.fixed(3) }
+        if ms < 10 { return ms.fixed(2) }
+        if ms < 100 { return ms.fixed(1) }
+        return ms.fixed(0)
     }
 
     /// "0.18×".
-    var formattedRatio: String { String(format: self < 10 ? "%.2f×" : "%.1f×", self) }
+    var formattedRatio: String { fixed(self < 10 ? 2 : 1) + "×" }
+
+    /// A ratio with its interval: "1.56× [1.49, 1.63]".
+    func formattedRatio(interval low: Double, _ high: Double) -> String {
+        "\(formattedRatio) \(Self.formattedInterval(low, high))"
+    }
+
+    /// An interval's bounds: "[1.49, 1.63]".
+    static func formattedInterval(_ low: Double, _ high: Double) -> String { "[\(low.fixed(2)), \(high.fixed(2))]" }
 
     /// "2.00".
-    var formattedAllocations: String { String(format: "%.2f", self) }
+    var formattedAllocations: String { fixed(2) }
 
     /// "12.3 M/s" for a rate per second.
     var formattedRate: String {
-        if self >= 1e6 { return String(format: "%.2f M/s", self / 1e6) }
-        return String(format: "%.0f k/s", self / 1e3)
+        if self >= 1e6 { return (self / 1e6).fixed(2) + " M/s" }
+        return (self / 1e3).fixed(0) + " k/s"
     }
+
+    /// A goal's bound: "2", "1.25", "0.9".
+    var formattedBound: String { self == rounded() ? String(Int(self)) : shortest }
 
     /// Plain number for tables: "41.2", "228", "1,234".
     var formattedPlain: String {
-        if self < 100 { return String(format: "%.1f", self) }
+        if self < 100 { return fixed(1) }
         let rounded = Int(self.rounded())
         var digits = String(rounded)
         var groups: [String] = []
@@ -37,6 +76,15 @@ extension Double {
 
 extension UInt64 {
     var formattedNanoseconds: String { Double(self).formattedNanoseconds }
+}
+
+extension String {
+    /// `value` with one decimal, without Foundation's formatter (the progress line, redrawn
+    /// often).
+    init(format1 value: Double) {
+        let tenths = Int((value * 10).rounded())
+        self = "\(tenths / 10).\(abs(tenths % 10))"
+    }
 }
 
 /// A Markdown table whose columns are padded, so it reads in a terminal too, when it fits in

@@ -6,9 +6,10 @@ import Foundation
 /// is; above 1 always means better), `interval95`, `verdict`, `rounds` and
 /// `noiseThreshold`; the A/A rows (`isAA`) are among them, their `interval95` simultaneous
 /// over the run's A/A rows and their own 95 % interval in `individualInterval95`
-/// (`Verdicts.simultaneous`). The rest is detail: the machine,
-/// the settings, every sample, the goals, each round's noise.
-struct JSONReport: Codable {
+/// (`Verdicts.simultaneous`). The rest is detail: the machine, the settings, every sample
+/// of the comparisons run by `Runner`, the goals, each round's noise, and each section's own
+/// part under its key.
+struct JSONReport: Encodable {
     struct Settings: Codable {
         var quick: Bool
         var full: Bool
@@ -56,21 +57,36 @@ struct JSONReport: Codable {
     var goals: [GoalCheck]
     var noise: NoiseSummary
     var comparisons: [Comparison]
-    /// The server scenario: every wrk run, the per-configuration summaries, verdicts and goals.
-    var server: ServerBenchmark.Outcome?
-    /// The server's Swift Concurrency handler with the pool installed (`--full` only).
-    var serverWithPoolInstalled: ServerBenchmark.Outcome?
-    /// Swift Concurrency with the default global executor and with the pool installed.
-    var concurrency: ConcurrencyOnPool.Outcome?
     /// This run against `--baseline`, when given.
     var baselineName: String?
     var baselineComparisons: [Baseline.Comparison]?
-    /// The server scenario under a CPU quota (its verdicts are in `verdicts` too), or why it
-    /// was skipped.
-    var cpuLimit: ServerCPULimit.Outcome? = nil
-    /// The "Inside a Hummingbird server" section (its verdicts are in `verdicts` too, its goals
-    /// in `goals`), or why it was skipped.
-    var hummingbird: HummingbirdBenchmark.Outcome? = nil
+    /// Each section's own detail under a top-level key of its choosing (`SectionOutcome.json`):
+    /// every measurement, its summaries, or why it was skipped.
+    var sectionParts: [(key: String, value: any Encodable)]
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(machine, forKey: Key("machine"))
+        try container.encode(settings, forKey: Key("settings"))
+        try container.encode(measuredSeconds, forKey: Key("measuredSeconds"))
+        try container.encode(verdicts, forKey: Key("verdicts"))
+        try container.encode(goals, forKey: Key("goals"))
+        try container.encode(noise, forKey: Key("noise"))
+        try container.encode(comparisons, forKey: Key("comparisons"))
+        try container.encodeIfPresent(baselineName, forKey: Key("baselineName"))
+        try container.encodeIfPresent(baselineComparisons, forKey: Key("baselineComparisons"))
+        for part in sectionParts {
+            try container.encode(part.value, forKey: Key(part.key))
+        }
+    }
 
     static func comparisons(_ results: [ComparisonResult]) -> [Comparison] {
         results.map { result in
@@ -125,8 +141,4 @@ enum JSONCoding {
         )
         return decoder
     }
-}
-
-extension ComparisonResult {
-    var section: Section { Section(group: group) }
 }

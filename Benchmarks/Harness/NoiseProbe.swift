@@ -79,9 +79,9 @@ struct NoiseProbe {
         let own = end.ownCPUSeconds - start.ownCPUSeconds
         let others = max(0, busySeconds - own) / wall
         var flags: [String] = []
-        if steal > stealLimitPercent { flags.append(String(format: "steal %.1f%%", steal)) }
+        if steal > stealLimitPercent { flags.append("steal \(steal.fixed(1))%") }
         if wall >= minimumSecondsForOthers, others > otherProcessesLimit {
-            flags.append(String(format: "other processes %.2f CPUs", others))
+            flags.append("other processes \(others.fixed(2)) CPUs")
         }
         return RoundNoise(
             seconds: wall,
@@ -102,7 +102,7 @@ struct NoiseProbe {
         guard median > 0 else { return }
         for index in rounds.indices where rounds[index].involuntarySwitchesPerSecond > switchRateLimit * median {
             rounds[index].flags.append(
-                String(format: "preempted %.0f×/s (median %.0f×/s)", rounds[index].involuntarySwitchesPerSecond, median)
+                "preempted \(rounds[index].involuntarySwitchesPerSecond.fixed(0))×/s (median \(median.fixed(0))×/s)"
             )
         }
     }

@@ -45,7 +45,7 @@ enum ProcessReplicas {
         let budget = Budget(seconds: seconds, totalWeight: 1)
         let progress = Progress(budget: nil)
         let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300), budget: budget)
-        let result = runner.run(comparison, section: comparison.section, weight: 1)
+        let result = runner.run(comparison, weight: 1)
         progress.finish()
         let child = ChildResult(
             entries: result.entries.map {
@@ -78,7 +78,7 @@ enum ProcessReplicas {
             process, seconds in
             let data = try runBenchmarkChild(
                 kind.arguments + ["--comparison-index", "\(index)",
-                 "--comparison-seconds", String(format: "%.3f", seconds),
+                 "--comparison-seconds", seconds.fixed(3),
                  "--seed", "\(seed &+ UInt64(process))"] + arguments
             )
             return try JSONCoding.decoder().decode(ChildResult.self, from: data)
@@ -141,7 +141,7 @@ enum ProcessReplicas {
             rows.append(row)
         }
         return ComparisonResult(
-            group: comparison.group, operation: comparison.operation, producers: comparison.producers,
+            group: comparison.group, section: comparison.section, operation: comparison.operation, producers: comparison.producers,
             entries: entries, referenceIndex: comparison.referenceIndex, verdicts: rows,
             noise: children.flatMap(\.noise)
         )

@@ -72,11 +72,3 @@ func writeError(_ text: String) {
         }
     }
 }
-
-extension String {
-    /// `value` with one decimal, without Foundation's formatter.
-    init(format1 value: Double) {
-        let tenths = Int((value * 10).rounded())
-        self = "\(tenths / 10).\(abs(tenths % 10))"
-    }
-}

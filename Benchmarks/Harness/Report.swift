@@ -1,8 +1,8 @@
 import Foundation
 import BenchmarkStatistics
 
-/// Renders a run as Markdown: how it was measured, the noise, each section's verdicts, the
-/// goals, the A/A comparisons.
+/// Renders a run as Markdown: how it was measured, the noise, each section's part (which the
+/// section writes itself, with the tables and goal tables here), the A/A comparisons.
 enum Report {
     /// What the whole report needs beyond the sections' results.
     struct Context {
@@ -11,6 +11,9 @@ enum Report {
         var budgetMinutes: Double?
         var measuredSeconds: Double
         var countsAllocations: Bool
+        /// Where the process rather than the round is the unit, one phrase per section
+        /// (`BenchmarkSection.processIsTheUnit`).
+        var processIsTheUnit: [String]
     }
 
     static func header(_ context: Context) -> String {
@@ -23,18 +26,19 @@ enum Report {
         text += "order (seed \(context.settings.seed)). Ratio: the geometric mean of the rounds' paired ratios, "
         text += "above 1 when the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
         text += "peer's), with Student's t 95 % interval on the mean log ratio (over the processes' means where "
-        text += "the process is the unit: task operations that hop between threads, the executor sections, Swift "
-        text += "Concurrency). Noise threshold: how far from 1 the peer-against-itself (A/A) interval reaches, "
+        text += "the process is the unit"
+        text += context.processIsTheUnit.isEmpty ? "" : ": " + context.processIsTheUnit.joined(separator: ", ")
+        text += "). Noise threshold: how far from 1 the peer-against-itself (A/A) interval reaches, "
         text += "within [1 %, 10 %]. **better**/**worse**: the interval excludes 1 and the ratio lies beyond the "
         text += "threshold; **same**: the interval lies within it; **undecided**: neither. A comparison stops at "
         text += "±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after at least "
         text += "\(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
         if let minutes = context.budgetMinutes {
-            text += "Budget: \(String(format: "%g", minutes)) minutes; measuring took "
+            text += "Budget: \(minutes.shortest) minutes; measuring took "
         } else {
             text += "No time budget (`--full`); measuring took "
         }
-        text += "\(String(format: "%.1f", context.measuredSeconds / 60)) minutes. "
+        text += "\((context.measuredSeconds / 60).fixed(1)) minutes. "
         text +=
             context.countsAllocations
             ? "Allocations: an interposed malloc, every thread. "
@@ -49,16 +53,15 @@ enum Report {
     /// noisy to decide anything.
     static func noise(_ summary: NoiseSummary, verdicts: [VerdictRow]) -> String {
         var text = "\n## Noise\n\n"
-        text += "A round is flagged when more than \(String(format: "%g", NoiseProbe.stealLimitPercent)) % of CPU time "
+        text += "A round is flagged when more than \(NoiseProbe.stealLimitPercent.shortest) % of CPU time "
         text += "was stolen (`/proc/stat`), other processes used more than "
-        text += "\(String(format: "%g", NoiseProbe.otherProcessesLimit)) CPUs, or it was preempted "
-        text += "\(String(format: "%g", NoiseProbe.switchRateLimit))× as often as its comparison's median round; flagged "
+        text += "\(NoiseProbe.otherProcessesLimit.shortest) CPUs, or it was preempted "
+        text += "\(NoiseProbe.switchRateLimit.shortest)× as often as its comparison's median round; flagged "
         text += "rounds stay in the estimates (the JSON has each round's readings).\n\n"
         text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds)"
-        text += String(
-            format: "; steal %.2f %% of CPU time; other processes %.2f CPUs on average; highest load average %.2f.\n",
-            summary.stealPercent, summary.otherProcessesCPUs, summary.maximumLoadAverage
-        )
+        text += "; steal \(summary.stealPercent.fixed(2)) % of CPU time; other processes "
+        text += "\(summary.otherProcessesCPUs.fixed(2)) CPUs on average; highest load average "
+        text += "\(summary.maximumLoadAverage.fixed(2)).\n"
         let judged = verdicts.filter { !$0.isAA }
         let decided = judged.filter { $0.verdict != .undecided }
         if !judged.isEmpty, decided.isEmpty || summary.contaminatedRounds * 2 > summary.rounds {
@@ -104,107 +107,36 @@ enum Report {
         guard let value else { return "–" }
         switch unit {
         case "ns": return value.formattedNanoseconds
-        case "µs": return value >= 1_000 ? "\((value / 1_000).formattedMilliseconds)" : String(format: "%.1f µs", value)
+        case "µs": return value >= 1_000 ? "\((value / 1_000).formattedMilliseconds)" : value.fixed(1) + " µs"
         case "req/s": return value.formattedPlain + "/s"
         default: return value.formattedPlain + " " + unit
         }
     }
 
-    /// The task operations, executors and paced hand-off sections.
-    static func render(_ results: [ComparisonResult], goals: [GoalCheck]) -> String {
+    /// The sections' parts in run order. The goals of the sections that keep no goal table of
+    /// their own (`SectionOutcome.goalsInRunTable`) form the run's goal table, and the failed
+    /// scenarios the list after it; both follow the last of those sections.
+    static func sections(_ outcomes: [SectionOutcome]) -> String {
+        let sharing = outcomes.filter(\.goalsInRunTable)
+        let place = outcomes.lastIndex(where: \.goalsInRunTable) ?? outcomes.count - 1
         var text = ""
-        let ops = results.filter { $0.group == Catalog.taskOperationsGroup }
-        if !ops.isEmpty {
-            text += "\n## \(Catalog.taskOperationsGroup)\n\n"
-            text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
-            text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster). The operations whose "
-            text += "work hops between threads run in child processes, each interval over the processes' means.\n\n"
-            text += taskOperationsTable(ops)
+        for (index, outcome) in outcomes.enumerated() {
+            text += outcome.markdown
+            guard index == place else { continue }
+            let goals = sharing.flatMap(\.goals)
+            let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
+            if !judged.isEmpty { text += "\n## Goals (judged on this run's intervals)\n\n" + goalsTable(goals) }
+            let failures = outcomes.flatMap(\.failures)
+            if !failures.isEmpty { text += "\n## Failed scenarios\n\n" + failures.joined(separator: "\n") + "\n" }
         }
-        let executors = results.filter { $0.group == Catalog.executorsGroup }
-        if !executors.isEmpty {
-            text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += "P producer threads submit tiny jobs as fast as they can, until all ran. Where an executor's "
-            text += "threads land on the CPUs holds for a process's life, so each comparison here and in the next "
-            text += "section runs in several child processes, and its interval is over the processes' mean log "
-            text += "ratios. Ratio = `DispatchQueue.global()`'s time ÷ the executor's. \(Verdicts.legend)\n\n"
-            text += producerMatrix(executors, metric: nil)
-        }
-        let handOffs = results.filter { $0.group == Catalog.handOffGroup }
-        if !handOffs.isEmpty {
-            text += "\n## \(Catalog.handOffGroup)\n\n"
-            text += "P producer threads each submit one tiny job and wait until it has run, so nothing queues: the "
-            text += "hand-off latency (submit to job start) is the executor's own. Ratio = Dispatch's ÷ the "
-            text += "executor's, for each round's p99 and for the round trip per job.\n\n### p99 hand-off latency\n\n" + producerMatrix(handOffs, metric: "p99 hand-off latency")
-            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
-        }
-        let judged = goals.filter { $0.verdict != .undecided || $0.decidedBy != "no data" }
-        if !judged.isEmpty { text += "\n## Goals (judged on this run's intervals)\n\n" + goalsTable(goals) }
-        let failures = results.flatMap { comparison in
-            comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } }
-        }
-        if !failures.isEmpty { text += "\n## Failed scenarios\n\n" + failures.joined(separator: "\n") + "\n" }
         return text
     }
 
-    /// Executors against Dispatch as a matrix: a row per executor (and the A/A), a column per
-    /// producer count, each cell "ratio [low, high] verdict"; `metric` picks one of several.
-    private static func producerMatrix(_ comparisons: [ComparisonResult], metric: String?) -> String {
-        var table = MarkdownTable(
-            headers: ["executor"] + comparisons.map { "P=\($0.producers ?? 0)" },
-            alignments: [.left] + comparisons.map { _ in .right }
-        )
-        func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
-        table.rows.append(
-            ["noise threshold (A/A)"] + comparisons.map { comparison in
-                comparison.verdicts.first { $0.isAA && (metric == nil || $0.metric == metric) }?.formattedThreshold ?? "–"
-            }
-        )
-        for kind in ExecutorKind.allCases where kind != .dispatchGlobal {
-            let cells = comparisons.map { comparison in
-                comparison.verdicts.first {
-                    !$0.isAA && $0.subject.hasPrefix(kind.title + ":") && (metric == nil || $0.metric == metric)
-                }
-            }
-            guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([kind.shortTitle] + cells.map(cell))
-        }
-        return table.render()
-    }
-
-    /// One row per subject: its time and the peer's, allocations per operation of both
-    /// (medians; exact counts), instructions where counted, the ratio and verdict.
-    private static func taskOperationsTable(_ comparisons: [ComparisonResult]) -> String {
-        var table = MarkdownTable(
-            headers: ["Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict", "noise", "rounds"],
-            alignments: [.left, .left, .right, .right, .right, .right, .left, .right, .right]
-        )
-        for comparison in comparisons {
-            for row in comparison.verdicts where !row.isAA {
-                let subject = comparison.entries.first { $0.name == row.subject }
-                let peer = comparison.reference
-                var allocations = subject?.medianAllocationsPerOperation?.formattedAllocations ?? "–"
-                allocations += " / " + (peer?.medianAllocationsPerOperation?.formattedAllocations ?? "–")
-                if let instructions = subject?.medianInstructionsPerOperation {
-                    allocations += String(format: " (%.0f instr.)", instructions)
-                }
-                table.rows.append([
-                    shortName(row.subject, keepingDetail: true), shortName(row.baseline),
-                    formatted(row.subjectValue, unit: row.unit), formatted(row.peerValue, unit: row.unit), allocations,
-                    row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold, rounds(row),
-                ])
-            }
-        }
-        return table.render()
-    }
-
-    /// A scenario's name up to its first parenthesised remark or comma: "Bolts continueWith on
-    /// a completed task". With `keepingDetail`, only the remark goes, so that the subjects of
-    /// one operation stay apart ("…, set inline by the caller").
-    static func shortName(_ name: String, keepingDetail: Bool = false) -> String {
-        var end = name.range(of: " (")?.lowerBound ?? name.endIndex
-        if !keepingDetail, let comma = name[..<end].firstIndex(of: ",") { end = comma }
-        return name[..<end].trimmingCharacters(in: .whitespaces)
+    /// A section's goals under a heading of its own: "### Server goals (judged on this run's
+    /// intervals)" and the table; nothing when there are none.
+    static func goals(_ goals: [GoalCheck], title: String) -> String {
+        guard !goals.isEmpty else { return "" }
+        return "\n### \(title) goals (judged on this run's intervals)\n\n" + goalsTable(goals)
     }
 
     static func rounds(_ row: VerdictRow) -> String {
@@ -233,12 +165,12 @@ enum Report {
         text += "is the numerator is drawn at random each round). How far its own 95 % interval reaches from 1 is "
         text += "the comparison's noise threshold. \"Every A/A interval holds 1\" is one claim about the whole run, "
         text += "so their intervals are simultaneous: 95 % for all \(rows.count) together (Bonferroni, each at "
-        text += String(format: "%.2f", 100 - 5 / Double(max(rows.count, 1))) + " %). "
+        text += (100 - 5 / Double(max(rows.count, 1))).fixed(2) + " %). "
         let misses = rows.filter { row in row.interval95.map { $0[0] > 1 || $0[1] < 1 } ?? false }
         let thresholds = rows.compactMap(\.noiseThreshold).sorted()
         if let low = thresholds.first, let high = thresholds.last {
-            text += String(format: "Noise thresholds ranged from ±%.1f%% to ±%.1f%% ", low * 100, high * 100)
-            text += String(format: "(median ±%.1f%%). ", thresholds[thresholds.count / 2] * 100)
+            text += "Noise thresholds ranged from \(low.plusMinusPercent) to \(high.plusMinusPercent) "
+            text += "(median \(thresholds[thresholds.count / 2].plusMinusPercent)). "
         }
         if misses.isEmpty {
             text += "All \(rows.count) A/A intervals hold 1 (every one is in the JSON, `isAA`).\n"
@@ -251,7 +183,7 @@ enum Report {
             alignments: [.left, .left, .left, .right, .right, .right]
         )
         for row in misses {
-            let own = row.individualInterval95.map { String(format: "[%.2f, %.2f]", $0[0], $0[1]) } ?? "–"
+            let own = row.individualInterval95.map { Double.formattedInterval($0[0], $0[1]) } ?? "–"
             table.rows.append([row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, own, "\(row.rounds)"])
         }
         return text + table.render()

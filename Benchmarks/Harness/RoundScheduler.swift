@@ -25,12 +25,12 @@ import Foundation
 ///     let scheduler = RoundScheduler(
 ///         budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
 ///     let metrics = [
-///         JudgedMetric<Run>(ServerBenchmark.requestsPerSecond) { $0.requestsPerSecond },
-///         JudgedMetric<Run>(ServerBenchmark.cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
-///         JudgedMetric<Run>(ServerBenchmark.p99Latency) { $0.wrk.p99 },
+///         JudgedMetric<Run>(requestsPerSecond) { $0.requestsPerSecond },
+///         JudgedMetric<Run>(cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
+///         JudgedMetric<Run>(p99Latency) { $0.p99 },
 ///     ]
 ///     let rounds = scheduler.run(
-///         "Hummingbird, 16 jobs", arms: Handler.allCases, reference: .swiftDefault, weight: 5,
+///         "16 jobs", arms: Handler.allCases, reference: .baseline, weight: 5,
 ///         title: \.title,
 ///         measure: { draw in try? measureInAChild(draw.arm, round: draw.round, isTwin: draw.isTwin) },
 ///         widestInterval: { $0.widestHalfWidth(metrics[0]) }
@@ -172,8 +172,8 @@ final class RoundScheduler {
     /// ", widest interval ±4.2%, 310 s left" for the progress line.
     private func statusSuffix(widest: Double?) -> String {
         var text = ""
-        if let widest { text += String(format: ", widest interval ±%.1f%%", widest * 100) }
-        if let left = budget.secondsLeft { text += String(format: ", %.0f s left", left) }
+        if let widest { text += ", widest interval \(widest.plusMinusPercent)" }
+        if let left = budget.secondsLeft { text += ", \(left.fixed(0)) s left" }
         return text
     }
 }
@@ -185,7 +185,7 @@ struct RoundDraw<Arm> {
     var isTwin: Bool
     /// The round, from 0.
     var round: Int
-    /// "DispatchGroup (twin), round 3", for the section's log lines.
+    /// "the reference's title (twin), round 3", for the section's log lines.
     var label: String
 }
 

@@ -40,6 +40,7 @@ struct EntryResult {
 /// A/A rows), and the noise of each round.
 struct ComparisonResult {
     var group: String
+    var section: Section
     var operation: String
     var producers: Int?
     var entries: [EntryResult]
@@ -84,34 +85,7 @@ final class Runner {
         progress.update(text)
     }
 
-    /// The metrics judged in `section`: the first decides when to stop.
-    static func metrics(for section: Section) -> [JudgedMetric<Sample>] {
-        switch section {
-        case .paced:
-            return [
-                JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true)) {
-                    $0.latency.map { Double($0.p99) }
-                },
-                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true)) {
-                    $0.nanosecondsPerOperation
-                },
-            ]
-        case .executors:
-            return [
-                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true)) {
-                    $0.nanosecondsPerOperation
-                }
-            ]
-        default:
-            return [
-                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true)) {
-                    $0.nanosecondsPerOperation
-                }
-            ]
-        }
-    }
-
-    func run(_ comparison: Comparison, section: Section, weight: Double) -> ComparisonResult {
+    func run(_ comparison: Comparison, weight: Double) -> ComparisonResult {
         // Set-up and calibration count against the comparison's share.
         let share = scheduler.allot(weight)
         var results = comparison.entries.enumerated().map { index, entry in
@@ -131,7 +105,7 @@ final class Runner {
             step("\(comparison.operation): \(scenario.name): set-up and calibration")
             do {
                 try scenario.setUp()
-                iterations[index] = try calibrate(scenario, section: section)
+                iterations[index] = try calibrate(scenario, scale: comparison.sampleScale)
                 step("\(comparison.operation): \(scenario.name): warm-up")
                 _ = try scenario.run(iterations: iterations[index])
                 (scenario as? LatencyRecording)?.resetLatencies()
@@ -140,7 +114,7 @@ final class Runner {
             }
         }
 
-        let metrics = Self.metrics(for: section)
+        let metrics = comparison.metrics
         let subjects = comparison.entries.indices.filter { $0 != comparison.referenceIndex }
         let rounds = scheduler.run(
             comparison.operation,
@@ -181,10 +155,11 @@ final class Runner {
             }
         }
         let verdicts = rounds.verdicts(
-            section: section, name: comparison.operation, title: { results[$0].name }, metrics: metrics
+            section: comparison.section, name: comparison.operation, title: { results[$0].name }, metrics: metrics
         )
         return ComparisonResult(
             group: comparison.group,
+            section: comparison.section,
             operation: comparison.operation,
             producers: comparison.producers,
             entries: results,
@@ -196,10 +171,10 @@ final class Runner {
 
     /// Picks the iteration count for a sample of about `settings.sampleNanoseconds`: grows
     /// it until a run lasts an eighth of that, then scales. These runs warm the scenario up.
-    /// The paced hand-off's samples last 2.5× as long: each gives a p99, which needs jobs.
-    private func calibrate(_ scenario: any Scenario, section: Section) throws -> Int {
+    /// `scale` (`Comparison.sampleScale`) lengthens the target.
+    private func calibrate(_ scenario: any Scenario, scale: Double) throws -> Int {
         if let fixed = scenario.fixedIterations ?? settings.fixedIterations { return fixed }
-        let target = Double(settings.sampleNanoseconds) * (section == .paced ? 2.5 : 1)
+        let target = Double(settings.sampleNanoseconds) * scale
         var iterations = max(scenario.initialIterations, 1)
         while true {
             let sample = try scenario.run(iterations: iterations)

@@ -1,12 +1,3 @@
-/// Whose implementation a scenario measures.
-enum Subject: String, Codable, Sendable {
-    case bolts = "Bolts"
-    case nio = "SwiftNIO"
-    case concurrency = "Swift Concurrency"
-    case dispatch = "Dispatch"
-    case foundation = "Foundation"
-}
-
 /// One measured thing, with a name that says exactly what one operation is.
 ///
 /// The runner calls `setUp` once, then `run` many times (calibration, warm-up and the
@@ -44,8 +35,14 @@ extension Scenario {
 /// An operation measured in several implementations in the same run. Ratios are taken to
 /// `reference`, a peer measured in the same run, interleaved with the others.
 struct Comparison {
-    /// "Task operations" or "Executors under contention".
+    /// The heading its section gives it in progress lines and `--list`.
     var group: String
+    /// The report section its verdicts belong to.
+    var section: Section
+    /// The metrics that judge it; the first decides when it stops.
+    var metrics: [JudgedMetric<Sample>]
+    /// How many times the run's sample length one of its samples lasts.
+    var sampleScale: Double = 1
     /// The operation, in words: "continueWith on a completed task".
     var operation: String
     var entries: [Entry]
@@ -64,4 +61,10 @@ struct Comparison {
     }
 
     var reference: (any Scenario)? { referenceIndex.map { entries[$0].scenario } }
+
+    /// Its lines in `--list`: the heading, then each entry, the reference marked.
+    var listing: [String] {
+        ["\(group): \(operation)"]
+            + entries.map { "  \($0.scenario === reference ? "[reference] " : "")\($0.scenario.name)" }
+    }
 }

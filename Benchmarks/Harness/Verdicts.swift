@@ -5,24 +5,13 @@ import BenchmarkStatistics
     import Glibc
 #endif
 
-/// The sections of the report, as the JSON's `section` key names them.
-enum Section: String, Codable, CaseIterable, Sendable {
-    case taskOperations = "task operations"
-    case executors = "executors"
-    case paced = "paced"
-    case swiftConcurrency = "swift concurrency"
-    case server = "server"
-    case serverCPULimit = "server (cpu limit)"
-    case hummingbird = "hummingbird server"
+/// A section of the report as the JSON's `section` key names it (encoded as the bare
+/// string). Each benchmark section declares its names beside its code, as static members
+/// (`Section.server`), so that `section: .server` reads as an enum case would.
+struct Section: RawRepresentable, Codable, Hashable, Sendable {
+    var rawValue: String
 
-    /// The section of a comparison of `group` (one of `Catalog`'s groups).
-    init(group: String) {
-        switch group {
-        case Catalog.executorsGroup: self = .executors
-        case Catalog.handOffGroup: self = .paced
-        default: self = .taskOperations
-        }
-    }
+    init(rawValue: String) { self.rawValue = rawValue }
 }
 
 /// One comparison's conclusion on one metric: an entry of the JSON's `verdicts` array.
@@ -190,12 +179,12 @@ extension VerdictRow {
     var formattedRatioAndInterval: String {
         guard let ratio else { return "–" }
         guard let interval95 else { return "\(ratio.formattedRatio) (one round)" }
-        return "\(ratio.formattedRatio) [\(String(format: "%.2f", interval95[0])), \(String(format: "%.2f", interval95[1]))]"
+        return ratio.formattedRatio(interval: interval95[0], interval95[1])
     }
 
     var formattedThreshold: String {
         guard let noiseThreshold else { return "–" }
-        return String(format: "±%.1f%%", noiseThreshold * 100)
+        return noiseThreshold.plusMinusPercent
     }
 
     /// A matrix cell: "1.56× [1.49, 1.63] +", the verdict as a mark (`Verdicts.legend`).

@@ -17,6 +17,8 @@ enum Catalog {
         ) -> Comparison {
             Comparison(
                 group: taskOperationsGroup,
+                section: .taskOperations,
+                metrics: metrics(for: .taskOperations),
                 operation: operation,
                 entries: scenarios.map { Comparison.Entry(scenario: $0) },
                 referenceIndex: reference,
@@ -115,6 +117,8 @@ enum Catalog {
             let kinds = ExecutorKind.allCases
             return Comparison(
                 group: executorsGroup,
+                section: .executors,
+                metrics: metrics(for: .executors),
                 operation: "tiny jobs from \(producers) producer thread\(producers == 1 ? "" : "s")",
                 entries: kinds.map { Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers)) },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
@@ -130,11 +134,42 @@ enum Catalog {
             let kinds = ExecutorKind.allCases
             return Comparison(
                 group: handOffGroup,
+                section: .paced,
+                metrics: metrics(for: .paced),
+                // Each sample gives a p99, which needs jobs: 2.5× the run's sample length.
+                sampleScale: 2.5,
                 operation: "paced hand-off from \(producers) producer thread\(producers == 1 ? "" : "s")",
                 entries: kinds.map { Comparison.Entry(scenario: ExecutorPacedHandOff(kind: $0, producers: producers)) },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
                 producers: producers
             )
+        }
+    }
+
+    /// The metrics judged in `section` (one of the three above); the first decides when to stop.
+    static func metrics(for section: Section) -> [JudgedMetric<Sample>] {
+        switch section {
+        case .paced:
+            return [
+                JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true)) {
+                    $0.latency.map { Double($0.p99) }
+                },
+                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                },
+            ]
+        case .executors:
+            return [
+                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                }
+            ]
+        default:
+            return [
+                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true)) {
+                    $0.nanosecondsPerOperation
+                }
+            ]
         }
     }
 

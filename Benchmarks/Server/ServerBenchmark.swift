@@ -387,10 +387,3 @@ func processCPUMicroseconds() -> Double {
     func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
     return micros(usage.ru_utime) + micros(usage.ru_stime)
 }
-
-extension Double {
-    /// "2.31 ms" for a value in milliseconds.
-    var formattedMilliseconds: String {
-        self < 10 ? String(format: "%.2f ms", self) : String(format: "%.1f ms", self)
-    }
-}

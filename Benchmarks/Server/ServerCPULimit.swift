@@ -164,7 +164,7 @@ struct ServerCPULimit {
                             "  \(name(configuration)): \(draw.label): \(run.requestsPerSecond.formattedPlain) req/s, "
                                 + "\(run.cpuMicrosecondsPerRequest.formattedPlain) µs CPU/req, p99 "
                                 + "\((run.wrk.p99 / 1_000).formattedMilliseconds), throttled "
-                                + String(format: "%.0f%%", run.throttling.throttledFraction * 100) + " of periods"
+                                + run.throttling.throttledFraction.percent(0) + " of periods"
                         )
                         return run
                     } catch {
@@ -253,7 +253,7 @@ struct ServerCPULimit {
 extension Double {
     /// "1 CPU", "1.5 CPUs".
     var formattedCPUs: String {
-        let number = self == rounded() ? String(Int(self)) : String(format: "%g", self)
+        let number = self == rounded() ? String(Int(self)) : shortest
         return "\(number) CPU\(self == 1 ? "" : "s")"
     }
 }

@@ -48,13 +48,13 @@ enum ServerCPULimitReport {
                     peer.requestsPerSecond.formattedPlain,
                     requests?.formattedRatioAndInterval ?? "",
                     requests?.formattedVerdict ?? "",
-                    String(format: "%.1f", peer.cpuMicrosecondsPerRequest),
+                    peer.cpuMicrosecondsPerRequest.fixed(1),
                     cpu?.formattedRatioAndInterval ?? "",
                     cpu?.formattedVerdict ?? "",
                     milliseconds(peer.p99),
                     milliseconds(peer.max),
-                    String(format: "%.0f%%", peer.throttledFraction * 100),
-                    String(format: "%.0f", peer.throttledMillisecondsPerSecond),
+                    peer.throttledFraction.percent(0),
+                    peer.throttledMillisecondsPerSecond.fixed(0),
                 ])
             }
             text += table.render()
@@ -68,11 +68,5 @@ enum ServerCPULimitReport {
     }
 
     /// Microseconds as milliseconds with three significant digits.
-    private static func milliseconds(_ microseconds: Double) -> String {
-        let ms = microseconds / 1_000
-        if ms < 1 { return String(format: "%.3f", ms) }
-        if ms < 10 { return String(format: "%.2f", ms) }
-        if ms < 100 { return String(format: "%.1f", ms) }
-        return String(format: "%.0f", ms)
-    }
+    private static func milliseconds(_ microseconds: Double) -> String { microseconds.microsecondsAsMilliseconds }
 }

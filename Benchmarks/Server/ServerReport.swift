@@ -18,10 +18,7 @@ enum ServerReport {
         for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
             text += "\n### \(metric.title)\n\n" + matrix(outcome, metric: metric)
         }
-        if !outcome.goals.isEmpty {
-            text += "\n### Server goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
-        }
-        return text
+        return text + Report.goals(outcome.goals, title: "Server")
     }
 
     /// One metric as a matrix: a row per handler (and the A/A), a column per configuration,
@@ -35,7 +32,7 @@ enum ServerReport {
         func value(_ peer: ServerBenchmark.PeerSummary) -> String {
             switch metric.title {
             case ServerBenchmark.requestsPerSecond.title: return peer.requestsPerSecond.formattedPlain + "/s"
-            case ServerBenchmark.cpuPerRequest.title: return String(format: "%.1f µs", peer.cpuMicrosecondsPerRequest)
+            case ServerBenchmark.cpuPerRequest.title: return peer.cpuMicrosecondsPerRequest.fixed(1) + " µs"
             default: return milliseconds(peer.p99) + " ms"
             }
         }
@@ -63,13 +60,7 @@ enum ServerReport {
     }
 
     /// Microseconds as milliseconds with three significant digits.
-    private static func milliseconds(_ microseconds: Double) -> String {
-        let ms = microseconds / 1_000
-        if ms < 1 { return String(format: "%.3f", ms) }
-        if ms < 10 { return String(format: "%.2f", ms) }
-        if ms < 100 { return String(format: "%.1f", ms) }
-        return String(format: "%.0f", ms)
-    }
+    private static func milliseconds(_ microseconds: Double) -> String { microseconds.microsecondsAsMilliseconds }
 
     // MARK: Chart
 

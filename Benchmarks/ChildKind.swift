@@ -38,10 +38,7 @@ extension BenchmarksCommand {
             // makes none (its idle threads would take part in the contention).
             let comparisons =
                 kind == .executorComparison
-                ? Catalog.filtered(
-                    Catalog.executors(producerCounts: threads) + Catalog.handOffs(producerCounts: threads),
-                    by: filter, withoutReference: withoutReference
-                )
+                ? ExecutorsSection.comparisons(producerCounts: threads, filter: filter, withoutReference: withoutReference)
                 : Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference)
             try ProcessReplicas.runChild(
                 comparisons,

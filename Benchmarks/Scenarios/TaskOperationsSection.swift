@@ -1,0 +1,237 @@
+import BenchmarkStatistics
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension Section {
+    static let taskOperations = Section(rawValue: "task operations")
+}
+
+/// "Task operations": Bolts' task operations against SwiftNIO's (or Swift Concurrency's) on
+/// the same operation (`Catalog.taskOperations`). The comparisons run in this process, one
+/// after the other; then those whose work hops between threads (`isProcessTheUnit`) run in
+/// child processes (`ProcessReplicas`, `ChildKind.taskOperationComparison`), after the
+/// environment's loop and pool are shut down so that their idle threads take no part.
+final class TaskOperationsSection: BenchmarkSection {
+    /// A comparison in this process.
+    static let weightInProcess = 1.0
+    /// A comparison in child processes: process starts and fewer rounds per process.
+    static let weightInProcesses = 2.0
+    /// The seeds of a comparison's child processes are this far apart.
+    static let childSeedSpacing = 10_000
+
+    private let environment: Environment
+    /// Every selected comparison, in the order of `Catalog.taskOperations`.
+    let comparisons: [Comparison]
+    private let processes: Int
+    private let childArguments: [String]
+
+    /// `processes` children per comparison that runs in children, each started with
+    /// `childArguments` (which make it build the same list).
+    init(filter: String?, withoutReference: Bool, processes: Int, childArguments: [String]) {
+        environment = Environment()
+        comparisons = Catalog.filtered(
+            Catalog.taskOperations(environment), by: filter, withoutReference: withoutReference)
+        self.processes = processes
+        self.childArguments = childArguments
+    }
+
+    var listing: [String] { comparisons.flatMap(\.listing) }
+
+    var weight: Double { comparisons.map(Self.weight).reduce(0, +) }
+
+    static func weight(_ comparison: Comparison) -> Double {
+        comparison.isProcessTheUnit ? weightInProcesses : weightInProcess
+    }
+
+    var progressSteps: Int { comparisons.count }
+
+    var processIsTheUnit: String? { "task operations that hop between threads" }
+
+    /// Shuts the loop and pool of the scenarios down (`run` does it itself; `--list` calls it).
+    func shutDown() { environment.shutdown() }
+
+    func run(_ context: SectionContext) -> SectionOutcome? {
+        var results: [ComparisonResult] = []
+        for comparison in comparisons where !comparison.isProcessTheUnit {
+            context.progress.next("\(comparison.group): \(comparison.operation)")
+            results.append(context.runner.run(comparison, weight: Self.weight(comparison)))
+            context.progress.log(verdicts: results.last!.verdicts)
+        }
+        shutDown()
+        // The index is into the list a child builds: the same comparisons, in processes only.
+        for (index, comparison) in comparisons.filter(\.isProcessTheUnit).enumerated() {
+            context.progress.next("\(comparison.group): \(comparison.operation)")
+            results.append(
+                ProcessReplicas.run(
+                    comparison, kind: .taskOperationComparison, index: index, processes: processes,
+                    arguments: childArguments, seed: context.seed &+ UInt64(Self.childSeedSpacing * (index + 1)),
+                    weight: Self.weight(comparison), scheduler: context.runner.scheduler
+                )
+            )
+            context.progress.log(verdicts: results.last!.verdicts)
+        }
+        return SectionOutcome(
+            verdicts: results.flatMap(\.verdicts),
+            noise: results.flatMap(\.noise),
+            goals: Self.goals(results),
+            goalsInRunTable: true,
+            markdown: Self.render(results),
+            failures: results.failures,
+            failed: !results.failures.isEmpty,
+            comparisons: results
+        )
+    }
+
+    // MARK: Report
+
+    static func render(_ results: [ComparisonResult]) -> String {
+        guard !results.isEmpty else { return "" }
+        var text = "\n## \(Catalog.taskOperationsGroup)\n\n"
+        text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
+        text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster). The operations whose "
+        text += "work hops between threads run in child processes, each interval over the processes' means.\n\n"
+        text += table(results)
+        return text
+    }
+
+    /// One row per subject: its time and the peer's, allocations per operation of both
+    /// (medians; exact counts), instructions where counted, the ratio and verdict.
+    private static func table(_ comparisons: [ComparisonResult]) -> String {
+        var table = MarkdownTable(
+            headers: ["Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict", "noise", "rounds"],
+            alignments: [.left, .left, .right, .right, .right, .right, .left, .right, .right]
+        )
+        for comparison in comparisons {
+            for row in comparison.verdicts where !row.isAA {
+                let subject = comparison.entries.first { $0.name == row.subject }
+                let peer = comparison.reference
+                var allocations = subject?.medianAllocationsPerOperation?.formattedAllocations ?? "–"
+                allocations += " / " + (peer?.medianAllocationsPerOperation?.formattedAllocations ?? "–")
+                if let instructions = subject?.medianInstructionsPerOperation {
+                    allocations += " (\(instructions.fixed(0)) instr.)"
+                }
+                table.rows.append([
+                    shortName(row.subject, keepingDetail: true), shortName(row.baseline),
+                    Report.formatted(row.subjectValue, unit: row.unit), Report.formatted(row.peerValue, unit: row.unit),
+                    allocations, row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold,
+                    Report.rounds(row),
+                ])
+            }
+        }
+        return table.render()
+    }
+
+    /// A scenario's name up to its first parenthesised remark or comma: "Bolts continueWith on
+    /// a completed task". With `keepingDetail`, only the remark goes, so that the subjects of
+    /// one operation stay apart ("…, set inline by the caller").
+    static func shortName(_ name: String, keepingDetail: Bool = false) -> String {
+        var end = name.range(of: " (")?.lowerBound ?? name.endIndex
+        if !keepingDetail, let comma = name[..<end].firstIndex(of: ",") { end = comma }
+        return name[..<end].trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: Goals
+
+    /// The product's goals for task operations: speed against SwiftNIO, and allocations per
+    /// continuation (exact counts).
+    static func goals(_ results: [ComparisonResult]) -> [GoalCheck] {
+        var checks: [GoalCheck] = []
+        let ops = results.filter { $0.group == Catalog.taskOperationsGroup }
+
+        func find(_ operationPrefix: String, _ entryPrefix: String) -> (ComparisonResult, EntryResult)? {
+            for comparison in ops where comparison.operation.hasPrefix(operationPrefix) {
+                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }) {
+                    return (comparison, entry)
+                }
+            }
+            return nil
+        }
+        func row(_ operationPrefix: String, _ entryPrefix: String) -> [LabelledRow] {
+            guard let (comparison, entry) = find(operationPrefix, entryPrefix) else { return [] }
+            return [LabelledRow(label: "", row: comparison.verdict(for: entry.name))]
+        }
+
+        checks.append(
+            Goals.ratio(
+                "continueWith on a completed task ≥ 2× as fast as SwiftNIO's map on its loop",
+                row("continueWith on a completed task", "Bolts continueWith"), atLeast: 2
+            )
+        )
+        checks.append(
+            Goals.ratio(
+                "promise + one continuation + complete ≥ 2× as fast as SwiftNIO",
+                row("promise + one waiting continuation", "Bolts"), atLeast: 2
+            )
+        )
+        // A chain link against Bolts' own promise + one continuation + complete: two
+        // comparisons, so their rounds are not paired; Welch's interval on the two series.
+        if let (chainComparison, chain) = find("chain of", "Bolts"),
+            let (singleComparison, single) = find("promise + one waiting continuation", "Bolts"),
+            let chainRow = chainComparison.verdict(for: chain.name),
+            let singleRow = singleComparison.verdict(for: single.name)
+        {
+            let chainTimes = chain.samples.map { log($0.nanosecondsPerOperation) }
+            let singleTimes = single.samples.map { log($0.nanosecondsPerOperation) }
+            let estimate = PairedStatistics.unpairedEstimate(chainTimes, against: singleTimes)
+            var row = chainRow
+            row.ratio = estimate?.ratio
+            row.interval95 = estimate.map { [$0.low, $0.high] }
+            _ = singleRow
+            checks.append(
+                Goals.ratio(
+                    "chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete (Welch interval, unpaired)",
+                    [LabelledRow(label: "time ratio", row: row)], atMost: 1.5
+                )
+            )
+        } else {
+            checks.append(
+                Goals.ratio("chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete", [], atMost: 1.5)
+            )
+        }
+
+        // Allocations per continuation whose closure captures nothing: exact counts.
+        if let (_, entry) = find("continueWith on a completed task", "Bolts continueWith") {
+            let allocations = entry.medianAllocationsPerOperation
+            checks.append(
+                Goals.count(
+                    "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
+                    measured: "\(allocations?.formattedAllocations ?? "?") per continuation",
+                    value: allocations, atMost: 1.005
+                )
+            )
+        }
+        if let (_, eight) = find("promise + 8 waiting continuations", "Bolts"),
+            let (_, bare) = find("promise create + complete", "Bolts"),
+            let withWaiters = eight.medianAllocationsPerOperation, let base = bare.medianAllocationsPerOperation
+        {
+            let perContinuation = (withWaiters - base) / 8
+            checks.append(
+                Goals.count(
+                    "≤ 1 allocation per continuation (closure captures nothing): waiting on a pending task",
+                    measured:
+                        "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8 = \(perContinuation.formattedAllocations)",
+                    value: perContinuation, atMost: 1.005
+                )
+            )
+        }
+        if let (_, chain) = find("chain of", "Bolts"), let allocations = chain.medianAllocationsPerOperation {
+            checks.append(
+                Goals.count(
+                    "≤ 1 allocation per continuation (closure captures nothing): chain link",
+                    measured: "\(allocations.formattedAllocations) per link", value: allocations, atMost: 1.005
+                )
+            )
+        }
+        return checks
+    }
+}
+
+extension [ComparisonResult] {
+    /// The entries that failed, as Markdown list items: "- name: error".
+    var failures: [String] {
+        flatMap { comparison in comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } } }
+    }
+}
