@@ -8,8 +8,8 @@
  * threads; shim/monitor_stubs.h: the thread CPU clock and /proc reads, answered as for a
  * thread that never runs and is always asleep).
  *
- * Two tunables are set for these checks (BOLTS_POOL_BLOCKED_NS is -D overridable in
- * bolts_tuning.h, BOLTS_POOL_MAX_EXTRA_THREADS is defined in bolts_pool.h):
+ * Two tunables are set for these checks (both are overridable: BOLTS_POOL_BLOCKED_NS in
+ * bolts_tuning.h, BOLTS_POOL_MAX_EXTRA_THREADS in bolts_pool.h):
  * BOLTS_POOL_BLOCKED_NS is 2 us, two reads of the shim's clock, so that a job is marked
  * within a few looks instead of a thousand; BOLTS_POOL_MAX_EXTRA_THREADS is 2, which bounds
  * the compensating threads (Relacy needs a bound on dynamic threads).

@@ -203,7 +203,9 @@ typedef struct bolts_pool_metrics {
 } bolts_pool_metrics_t;
 
 /** Upper bound on compensating threads a pool starts beyond its N workers (I6, I12). */
+#ifndef BOLTS_POOL_MAX_EXTRA_THREADS
 #define BOLTS_POOL_MAX_EXTRA_THREADS 256
+#endif
 
 /** Largest N a pool accepts (`bolts_pool_create` fails with EINVAL above it). */
 #define BOLTS_POOL_MAX_THREADS 1024
