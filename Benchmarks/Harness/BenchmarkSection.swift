@@ -77,3 +77,32 @@ struct SectionOutcome {
     var charts: [String: (Machine) -> String?] = [:]
 }
 
+extension SectionOutcome {
+    /// The outcome of a section made of `Runner`/`ProcessReplicas` comparisons: their verdicts,
+    /// noise and failures, with `goals` in the run's goal table.
+    init(
+        comparisons results: [ComparisonResult],
+        goals: [GoalCheck],
+        markdown: String,
+        charts: [String: (Machine) -> String?] = [:]
+    ) {
+        self.init(
+            verdicts: results.flatMap(\.verdicts),
+            noise: results.flatMap(\.noise),
+            goals: goals,
+            goalsInRunTable: true,
+            markdown: markdown,
+            failures: results.failures,
+            failed: !results.failures.isEmpty,
+            comparisons: results,
+            charts: charts
+        )
+    }
+}
+
+extension [ComparisonResult] {
+    /// The entries that failed, as Markdown list items: "- name: error".
+    var failures: [String] {
+        flatMap { comparison in comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } } }
+    }
+}

@@ -61,6 +61,30 @@ enum ProcessReplicas {
         exit(0)
     }
 
+    /// Runs each of `comparisons` (the list that children of `kind` build, in its order) as
+    /// `run` does, comparison `index` with seed `context.seed &+ seedSpacing × (index + 1)`,
+    /// moving `context`'s progress line on before each and logging its verdicts after.
+    static func runEach(
+        _ comparisons: [Comparison],
+        kind: ChildKind,
+        processes: Int,
+        arguments: [String],
+        seedSpacing: Int,
+        weight: (Comparison) -> Double,
+        context: SectionContext
+    ) -> [ComparisonResult] {
+        comparisons.enumerated().map { index, comparison in
+            context.progress.next("\(comparison.group): \(comparison.operation)")
+            let result = run(
+                comparison, kind: kind, index: index, processes: processes, arguments: arguments,
+                seed: context.seed &+ UInt64(seedSpacing * (index + 1)), weight: weight(comparison),
+                scheduler: context.runner.scheduler
+            )
+            context.progress.log(verdicts: result.verdicts)
+            return result
+        }
+    }
+
     /// Runs comparison `index` (of the list that children of `kind` build) in `processes`
     /// children, one after the other, within `weight`'s share of the budget of `scheduler`
     /// (`RoundScheduler.replicas`), and merges what they measured.

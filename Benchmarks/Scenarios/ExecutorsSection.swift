@@ -52,27 +52,12 @@ final class ExecutorsSection: BenchmarkSection {
     var processIsTheUnit: String? { "the executor sections" }
 
     func run(_ context: SectionContext) -> SectionOutcome? {
-        var results: [ComparisonResult] = []
-        for (index, comparison) in comparisons.enumerated() {
-            context.progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(
-                ProcessReplicas.run(
-                    comparison, kind: .executorComparison, index: index, processes: processes,
-                    arguments: childArguments, seed: context.seed &+ UInt64(Self.childSeedSpacing * (index + 1)),
-                    weight: Self.weight(comparison), scheduler: context.runner.scheduler
-                )
-            )
-            context.progress.log(verdicts: results.last!.verdicts)
-        }
+        let results = ProcessReplicas.runEach(
+            comparisons, kind: .executorComparison, processes: processes, arguments: childArguments,
+            seedSpacing: Self.childSeedSpacing, weight: Self.weight, context: context
+        )
         return SectionOutcome(
-            verdicts: results.flatMap(\.verdicts),
-            noise: results.flatMap(\.noise),
-            goals: Self.goals(results),
-            goalsInRunTable: true,
-            markdown: Self.render(results),
-            failures: results.failures,
-            failed: !results.failures.isEmpty,
-            comparisons: results,
+            comparisons: results, goals: Self.goals(results), markdown: Self.render(results),
             charts: ["executors": { machine in SVGChart.executorThroughput(results, machine: machine) }]
         )
     }

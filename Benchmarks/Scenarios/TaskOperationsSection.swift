@@ -62,27 +62,11 @@ final class TaskOperationsSection: BenchmarkSection {
         }
         shutDown()
         // The index is into the list a child builds: the same comparisons, in processes only.
-        for (index, comparison) in comparisons.filter(\.isProcessTheUnit).enumerated() {
-            context.progress.next("\(comparison.group): \(comparison.operation)")
-            results.append(
-                ProcessReplicas.run(
-                    comparison, kind: .taskOperationComparison, index: index, processes: processes,
-                    arguments: childArguments, seed: context.seed &+ UInt64(Self.childSeedSpacing * (index + 1)),
-                    weight: Self.weight(comparison), scheduler: context.runner.scheduler
-                )
-            )
-            context.progress.log(verdicts: results.last!.verdicts)
-        }
-        return SectionOutcome(
-            verdicts: results.flatMap(\.verdicts),
-            noise: results.flatMap(\.noise),
-            goals: Self.goals(results),
-            goalsInRunTable: true,
-            markdown: Self.render(results),
-            failures: results.failures,
-            failed: !results.failures.isEmpty,
-            comparisons: results
+        results += ProcessReplicas.runEach(
+            comparisons.filter(\.isProcessTheUnit), kind: .taskOperationComparison, processes: processes,
+            arguments: childArguments, seedSpacing: Self.childSeedSpacing, weight: Self.weight, context: context
         )
+        return SectionOutcome(comparisons: results, goals: Self.goals(results), markdown: Self.render(results))
     }
 
     // MARK: Report
@@ -226,12 +210,5 @@ final class TaskOperationsSection: BenchmarkSection {
             )
         }
         return checks
-    }
-}
-
-extension [ComparisonResult] {
-    /// The entries that failed, as Markdown list items: "- name: error".
-    var failures: [String] {
-        flatMap { comparison in comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } } }
     }
 }
