@@ -118,7 +118,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
-            exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "results", "Tools", "HummingbirdServer"],
+            exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "results", "Tools", "HummingbirdServer", "VaporServer", "ServerSupport"],
             swiftSettings: swiftSettings
         ),
         // The helpers several test targets share (waits, counters, recorders, lifetime

@@ -37,7 +37,7 @@ struct BenchmarksCommand: ParsableCommand {
     )
     var budget: Double?
 
-    @Flag(help: "No time budget: every comparison runs until its interval is ±5% or its maximum rounds, with longer samples and server runs, and the server with the pool installed.")
+    @Flag(help: "No time budget: every comparison runs until its interval is ±5% or its maximum rounds, with longer samples and server runs, the server with the pool installed, and the Vapor server.")
     var full = false
 
     @Flag(help: "Smoke mode: short samples, a few rounds, one server configuration; about two minutes (used by CI).")
@@ -394,7 +394,8 @@ extension BenchmarksCommand {
         let server: ServerSection
         let serverCPULimit: ServerCPULimitSection
         let serverWithPoolInstalled: ServerWithPoolInstalledSection
-        let hummingbird: HummingbirdSection
+        let hummingbird: FrameworkSection
+        let vapor: FrameworkSection
 
         init(_ command: BenchmarksCommand) {
             let quick = command.quick
@@ -425,18 +426,19 @@ extension BenchmarksCommand {
             )
             serverWithPoolInstalled = ServerWithPoolInstalledSection(
                 server: server, full: full, childArguments: command.serverArguments)
-            hummingbird = HummingbirdSection(command: command)
+            hummingbird = FrameworkSection(.hummingbird, command: command)
+            vapor = FrameworkSection(.vapor, command: command)
         }
 
         /// In run order, which is the report's.
         var all: [any BenchmarkSection] {
-            [taskOperations, executors, concurrency, server, serverCPULimit, serverWithPoolInstalled, hummingbird]
+            [taskOperations, executors, concurrency, server, serverCPULimit, serverWithPoolInstalled, hummingbird, vapor]
         }
 
         /// In `--list` order: the server's lines come last, after the sections listed by
         /// comparison and workload.
         var listed: [any BenchmarkSection] {
-            [taskOperations, executors, concurrency, hummingbird, server, serverCPULimit, serverWithPoolInstalled]
+            [taskOperations, executors, concurrency, hummingbird, vapor, server, serverCPULimit, serverWithPoolInstalled]
         }
     }
 }

@@ -6,14 +6,14 @@ import PackageDescription
 // (`swift build`, `swift test` and CI never resolve or compile them). The benchmark builds it
 // with `swift build -c release --package-path Benchmarks/HummingbirdServer` and runs the
 // `HummingbirdServer` executable as its child processes. It depends on the root package by
-// path, so it measures the Bolts of the same checkout; the root's `Benchmarks` target excludes
-// this directory.
+// path, so it measures the Bolts of the same checkout, and on `Benchmarks/ServerSupport`,
+// which it shares with the Vapor server; the root's `Benchmarks` target excludes this directory.
 let package = Package(
     name: "HummingbirdServer",
     dependencies: [
         .package(name: "Bolts", path: "../.."),
+        .package(name: "ServerSupport", path: "../ServerSupport"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
@@ -21,9 +21,8 @@ let package = Package(
             name: "HummingbirdServer",
             dependencies: [
                 .product(name: "Bolts", package: "Bolts"),
+                .product(name: "BenchmarkServerSupport", package: "ServerSupport"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.enableUpcomingFeature("MemberImportVisibility")]

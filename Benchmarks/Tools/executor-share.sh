@@ -65,7 +65,7 @@ for route in "${routes[@]}"; do
             title="Bolts pool installed"
         fi
         jobs_run=$(inclusive "$work/report" swift_job_run)
-        work_share=$(awk '$0 !~ /^#/ && /HummingbirdServer3JobO4work/ { gsub("%", "", $2); print $2; exit }' "$work/report")
+        work_share=$(awk '$0 !~ /^#/ && /22BenchmarkServerSupport3JobO4work/ { gsub("%", "", $2); print $2; exit }' "$work/report")
         requests=$(awk '/Requests\/sec/ { print $2 }' "$work/wrk")
         awk -v r="/$route" -v t="$title" -v q="$requests" -v l="$loop" -v j="$jobs_run" -v e="$enqueue" \
             -v w="${work_share:-0}" 'BEGIN {

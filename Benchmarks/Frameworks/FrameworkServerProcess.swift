@@ -4,15 +4,16 @@ import Foundation
     import Glibc
 #endif
 
-/// One `HummingbirdServer` child process, serving on 127.0.0.1 with one executor choice.
+/// One framework server child process (`Framework.product`), serving on 127.0.0.1 with one
+/// executor choice.
 ///
 /// The protocol: the child binds a port the system picks and prints `port <port>` on its
 /// standard output once the server accepts connections; it serves until its standard input
 /// closes (the parent holds the pipe, so the child also ends when the parent dies). `stop`
 /// closes that pipe, waits a few seconds, then kills and reaps the child. Every path out of
 /// `init` that throws stops the child first.
-final class HummingbirdServerProcess {
-    let arm: HummingbirdBenchmark.Arm
+final class FrameworkServerProcess {
+    let arm: FrameworkBenchmark.Arm
     let port: Int
     private let process: Process
     private let input: Pipe
@@ -21,7 +22,7 @@ final class HummingbirdServerProcess {
 
     /// Starts `executable` with `arm`'s executor and jobs of `jobRounds` rounds, and waits (at
     /// most `timeoutSeconds`) until it says which port it serves.
-    init(executable: String, arm: HummingbirdBenchmark.Arm, jobRounds: Int, timeoutSeconds: Double = 30) throws {
+    init(executable: String, arm: FrameworkBenchmark.Arm, jobRounds: Int, timeoutSeconds: Double = 30) throws {
         self.arm = arm
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -35,7 +36,7 @@ final class HummingbirdServerProcess {
             let line = try Self.readLine(output.fileHandleForReading.fileDescriptor, timeoutSeconds: timeoutSeconds)
             let fields = line.split(separator: " ")
             guard fields.count == 2, fields[0] == "port", let port = Int(fields[1]), port > 0 else {
-                throw BenchmarkChildFailed(description: "the \(arm.rawValue) Hummingbird server said \"\(line)\"")
+                throw BenchmarkChildFailed(description: "the \(arm.rawValue) server said \"\(line)\"")
             }
             self.port = port
         } catch {
@@ -112,10 +113,10 @@ final class HummingbirdServerProcess {
             guard ready > 0 else { continue }
             var byte: UInt8 = 0
             let count = read(descriptor, &byte, 1)
-            if count <= 0 { throw BenchmarkChildFailed(description: "the Hummingbird server exited before it served") }
+            if count <= 0 { throw BenchmarkChildFailed(description: "the server exited before it served") }
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             line.append(byte)
         }
-        throw BenchmarkChildFailed(description: "the Hummingbird server did not say its port in \(timeoutSeconds) s")
+        throw BenchmarkChildFailed(description: "the server did not say its port in \(timeoutSeconds) s")
     }
 }

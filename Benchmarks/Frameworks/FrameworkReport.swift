@@ -1,15 +1,15 @@
 import BenchmarkStatistics
 import Foundation
 
-/// The "Inside a Hummingbird server" section in Markdown: a table per metric (a row per route,
+/// An "Inside a <framework> server" section in Markdown: a table per metric (a row per route,
 /// a column per comparison), the blocking-handler table (a row per executor choice), then the
 /// section's goals.
-enum HummingbirdReport {
-    static func render(_ outcome: HummingbirdBenchmark.Outcome) -> String {
-        var text = "\n## \(HummingbirdBenchmark.group): Hummingbird 2 under wrk, per executor\n\n"
+enum FrameworkReport {
+    static func render(_ outcome: FrameworkBenchmark.Outcome, framework: Framework) -> String {
+        var text = "\n## \(framework.group): \(framework.versionedName) under wrk, per executor\n\n"
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         let settings = outcome.settings
-        text += "A Hummingbird 2 application (`Benchmarks/HummingbirdServer`, a package of its own"
+        text += "A \(framework.versionedName) application (`\(framework.packageDirectory)`, a package of its own"
         if let seconds = outcome.buildSeconds { text += ", built in \(seconds.fixed(0)) s" }
         text += ") on 127.0.0.1, one child process per executor choice and round: "
         text += settings.arms.map { "\($0.shortTitle) (\($0.title))" }.joined(separator: "; ")
@@ -25,7 +25,7 @@ enum HummingbirdReport {
             outcome.summaries.map { "\($0.arm.shortTitle) `\($0.handlerThreads.joined(separator: "`, `"))`" }
             .joined(separator: "; ") + ".\n"
         // A column per comparison that has rows: (subject, peer, header).
-        let columns = HummingbirdBenchmark.reportedPairs.map { subject, peer in
+        let columns = FrameworkBenchmark.reportedPairs.map { subject, peer in
             (subject.title, peer.title, "\(subject.shortTitle) ÷ \(peer.shortTitle)")
         }.filter { column in outcome.verdicts.contains { $0.subject == column.0 && $0.baseline == column.1 } }
         let reference = outcome.summaries.first { $0.arm == .defaultExecutor }
@@ -36,7 +36,7 @@ enum HummingbirdReport {
                 alignments: [.left, .right, .right] + columns.map { _ in .right }
             )
             for route in settings.routes {
-                let name = HummingbirdBenchmark.name(route)
+                let name = FrameworkBenchmark.name(route, framework)
                 let rows = outcome.verdicts.filter { $0.name == name && $0.metric == metric.title }
                 let value = reference?.routes.first { $0.route == route }.map { summary -> String in
                     switch metric.title {
@@ -56,9 +56,10 @@ enum HummingbirdReport {
             }
             text += table.render()
         }
-        text += blocking(outcome)
+        text += blocking(outcome, framework: framework)
         if !outcome.goals.isEmpty {
-            text += "\n### Hummingbird goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
+            text +=
+                "\n### \(framework.name) goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
         }
         let errors = outcome.summaries.map { summary in
             (summary.arm, summary.routes.reduce(summary.blockingErrors) { $0 + $1.errors })
@@ -71,7 +72,7 @@ enum HummingbirdReport {
     }
 
     /// `/plain` beside the blocking handlers, a row per executor choice (medians over the rounds).
-    private static func blocking(_ outcome: HummingbirdBenchmark.Outcome) -> String {
+    private static func blocking(_ outcome: FrameworkBenchmark.Outcome, framework: Framework) -> String {
         let settings = outcome.settings
         var text = "\n### Beside handlers that block their thread\n\n"
         text += "In each child, last: wrk loads `/plain` while a second wrk keeps \(settings.blockConnections) "
@@ -88,7 +89,7 @@ enum HummingbirdReport {
         )
         for summary in outcome.summaries {
             let kept = outcome.verdicts.first {
-                $0.name == HummingbirdBenchmark.blockingName && $0.subject == summary.arm.title
+                $0.name == FrameworkBenchmark.blockingName(framework) && $0.subject == summary.arm.title
             }
             table.rows.append([
                 summary.arm.shortTitle,

@@ -4,21 +4,17 @@ import Foundation
     import Glibc
 #endif
 
-/// The `HummingbirdServer` executable of the "Inside a Hummingbird server" section, built from
-/// the nested package `Benchmarks/HummingbirdServer` once per run, before anything is measured.
+/// A framework's server executable (`Framework.product`), built from its nested package
+/// (`Framework.packageDirectory`) once per run, before anything is measured.
 ///
-/// The nested package keeps Hummingbird out of the root package's build; it depends on the root
-/// by path, so the server measures the Bolts of this checkout. The root is found the way
+/// The nested package keeps the framework out of the root package's build; it depends on the
+/// root by path, so the server measures the Bolts of this checkout. The root is found the way
 /// `ReleaseHandOver` finds it: the nearest directory above this executable (or else the current
 /// directory) that holds a Package.swift, here also required to hold the nested package. The
-/// build runs `swift build -c release --package-path <root>/Benchmarks/HummingbirdServer` with its
-/// output on stderr (a first build compiles Hummingbird and its dependencies: minutes; later
+/// build runs `swift build -c release --package-path <root>/<package directory>` with its
+/// output on stderr (a first build compiles the framework and its dependencies: minutes; later
 /// ones only what changed), then asks `--show-bin-path` where the executable is.
-enum HummingbirdServerBuild {
-    /// The nested package, relative to the root package.
-    static let packageDirectory = "Benchmarks/HummingbirdServer"
-    static let product = "HummingbirdServer"
-
+enum FrameworkServerBuild {
     /// Why the server could not be built; the section is skipped with this reason.
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -30,9 +26,12 @@ enum HummingbirdServerBuild {
         var seconds: Double
     }
 
-    /// Builds the server in release mode and returns where it is, or throws why it could not.
-    static func build() throws -> Built {
-        guard let root = packageRoot() else {
+    /// Builds `framework`'s server in release mode and returns where it is, or throws why it
+    /// could not.
+    static func build(_ framework: Framework) throws -> Built {
+        let packageDirectory = framework.packageDirectory
+        let product = framework.product
+        guard let root = packageRoot(holding: packageDirectory) else {
             throw Failure(
                 description: "cannot find the package root (a Package.swift with \(packageDirectory)/Package.swift "
                     + "beside it, above this executable or in the current directory)"
@@ -40,7 +39,7 @@ enum HummingbirdServerBuild {
         }
         let package = root + "/" + packageDirectory
         let arguments = ["build", "-c", "release", "--package-path", package, "--product", product]
-        writeError("Building the Hummingbird server: swift \(arguments.joined(separator: " "))\n")
+        writeError("Building the \(framework.name) server: swift \(arguments.joined(separator: " "))\n")
         let start = now()
         let status = try swift(arguments, output: FileHandle.standardError)
         let seconds = Double(now() &- start) / 1e9
@@ -55,7 +54,7 @@ enum HummingbirdServerBuild {
         guard binPathStatus == 0, FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure(description: "the build left no executable at \(executable)")
         }
-        writeError("Built the Hummingbird server in \(seconds.fixed(1)) s: \(executable)\n")
+        writeError("Built the \(framework.name) server in \(seconds.fixed(1)) s: \(executable)\n")
         return Built(executable: executable, seconds: seconds)
     }
 
@@ -77,8 +76,8 @@ enum HummingbirdServerBuild {
     }
 
     /// The root package: the nearest directory above this executable with a Package.swift and the
-    /// nested package, or else the current directory if it has both.
-    static func packageRoot() -> String? {
+    /// nested package at `packageDirectory`, or else the current directory if it has both.
+    static func packageRoot(holding packageDirectory: String) -> String? {
         let files = FileManager.default
         func isRoot(_ directory: String) -> Bool {
             files.fileExists(atPath: directory + "/Package.swift")

@@ -1,7 +1,7 @@
 import BenchmarkStatistics
 import Foundation
 
-extension HummingbirdBenchmark {
+extension FrameworkBenchmark {
     /// The metrics judged on `route`, read from a child's run of it (requests/s first: it
     /// decides when the rounds stop).
     static func metrics(for route: Route) -> [JudgedMetric<RunResult>] {
@@ -20,15 +20,19 @@ extension HummingbirdBenchmark {
         (.bolts, .defaultExecutor), (.bolts, .nio), (.boltsPreferred, .defaultExecutor), (.nio, .defaultExecutor),
     ]
 
-    /// The name of a route's verdicts.
-    static func name(_ route: Route) -> String { "Hummingbird \(route.title)" }
-    static let blockingName = "Hummingbird /plain beside handlers blocking 20 ms (/block)"
+    /// The name of a route's verdicts in `framework`'s section.
+    static func name(_ route: Route, _ framework: Framework) -> String { "\(framework.name) \(route.title)" }
+    static func blockingName(_ framework: Framework) -> String {
+        "\(framework.name) /plain beside handlers blocking 20 ms (/block)"
+    }
     /// The ceiling of `/fanout`'s goals: the pool installed serving `/inline` against the
     /// default executor serving `/fanout`, in the same round. `/inline` runs the same jobs
     /// without tasks, so it is `/fanout` with its tasks costing nothing, the runtime's part and
     /// the executor's together: the pool installed cannot make `/fanout` gain more over the
     /// default executor than this (`Benchmarks/Tools/executor-share.sh` splits the two parts).
-    static let ceilingName = "Hummingbird /fanout's ceiling: Bolts installed on /inline against the default on /fanout"
+    static func ceilingName(_ framework: Framework) -> String {
+        "\(framework.name) /fanout's ceiling: Bolts installed on /inline against the default on /fanout"
+    }
 
     /// The section's verdicts: on every route and metric, each arm against the default
     /// executor with the metric's A/A (`PairedRounds.verdicts`), and the pool installed against
@@ -36,7 +40,11 @@ extension HummingbirdBenchmark {
     /// ceiling (`ceilingName`), judged with `/fanout`'s thresholds; then, for each
     /// arm, `/plain` beside the blocking handlers against `/plain` alone in the same child,
     /// judged with the threshold of `/plain`'s requests/s.
-    static func verdicts(_ rounds: PairedRounds<Arm, RunResult>, settings: Settings) -> [VerdictRow] {
+    static func verdicts(
+        _ rounds: PairedRounds<Arm, RunResult>, framework: Framework, settings: Settings
+    ) -> [VerdictRow] {
+        let section = framework.section
+        func name(_ route: Route) -> String { Self.name(route, framework) }
         /// `subject` against `peer` on `value`, in the rounds where both were measured.
         func values(_ subject: Arm, _ peer: Arm, _ value: (RunResult) -> Double?) -> PairedValues {
             var paired = PairedValues()
@@ -81,7 +89,7 @@ extension HummingbirdBenchmark {
                 paired.markContaminated(rounds.noise)
                 rows.append(
                     Verdicts.row(
-                        section: section, name: ceilingName, subject: Arm.bolts.title + ", /inline",
+                        section: section, name: ceilingName(framework), subject: Arm.bolts.title + ", /inline",
                         peer: Arm.defaultExecutor.title + ", /fanout", metric: inline.metric, paired,
                         threshold: threshold(rows, .fanout, inline.metric)
                     )
@@ -102,7 +110,8 @@ extension HummingbirdBenchmark {
             paired.markContaminated(rounds.noise)
             rows.append(
                 Verdicts.row(
-                    section: section, name: blockingName, subject: arm.title, peer: "/plain alone in the same child",
+                    section: section, name: blockingName(framework), subject: arm.title,
+                    peer: "/plain alone in the same child",
                     metric: keptMetric, paired, threshold: plainThreshold
                 )
             )
@@ -117,8 +126,10 @@ extension HummingbirdBenchmark {
     /// of an application) ≥ NIO's take-over's requests/s; beside the blocking handlers, `/plain` keeps ≥ 0.7× its
     /// requests/s alone with p99 ≤ 10 ms, and `/block` is served at ≥ 180 req/s (4 connections
     /// of 20 ms requests allow at most 200).
-    static func goals(_ verdicts: [VerdictRow], runs: [RunResult]) -> [GoalCheck] {
+    static func goals(_ verdicts: [VerdictRow], framework: Framework, runs: [RunResult]) -> [GoalCheck] {
         let bolts = Arm.bolts.title
+        let prefix = framework.rawValue
+        func name(_ route: Route) -> String { Self.name(route, framework) }
         /// `row` as a goal reads it: "≤ 0.85× the default's CPU" bounds the subject's value ÷
         /// the peer's, while the verdict's ratio of a lower-is-better metric is the peer's ÷ the
         /// subject's, so that one is inverted.
@@ -141,10 +152,12 @@ extension HummingbirdBenchmark {
         }
         /// `check` with `/fanout`'s ceiling on `metric` appended to what it measured.
         func withCeiling(_ check: GoalCheck, _ metric: Metric) -> GoalCheck {
-            guard let ceiling = verdicts.first(where: { $0.name == ceilingName && $0.metric == metric.title })
+            guard
+                let ceiling = verdicts.first(where: { $0.name == ceilingName(framework) && $0.metric == metric.title })
             else { return check }
             var check = check
-            check.measured += "; if its tasks cost nothing (/inline): " + asGoalReads(ceiling, metric).formattedRatioAndInterval
+            check.measured +=
+                "; if its tasks cost nothing (/inline): " + asGoalReads(ceiling, metric).formattedRatioAndInterval
             return check
         }
         let requests = ServerBenchmark.requestsPerSecond
@@ -152,42 +165,46 @@ extension HummingbirdBenchmark {
         var checks: [GoalCheck] = [
             withCeiling(
                 Goals.ratio(
-                    "hummingbird: /fanout (task group), Bolts installed ≥ 1.25× the default executor's requests/s",
+                    "\(prefix): /fanout (task group), Bolts installed ≥ 1.25× the default executor's requests/s",
                     row(.fanout, against: .defaultExecutor, requests), atLeast: 1.25),
                 requests),
             withCeiling(
                 Goals.ratio(
-                    "hummingbird: /fanout (task group), Bolts installed ≤ 0.85× the default executor's CPU per request",
+                    "\(prefix): /fanout (task group), Bolts installed ≤ 0.85× the default executor's CPU per request",
                     row(.fanout, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 0.85),
                 cpu),
             Goals.ratio(
-                "hummingbird: /plain, Bolts installed ≥ 1.0× the default executor's requests/s",
+                "\(prefix): /plain, Bolts installed ≥ 1.0× the default executor's requests/s",
                 row(.plain, against: .defaultExecutor, requests), atLeast: 1),
             Goals.ratio(
-                "hummingbird: /plain, Bolts installed ≤ 1.0× the default executor's CPU per request",
+                "\(prefix): /plain, Bolts installed ≤ 1.0× the default executor's CPU per request",
                 row(.plain, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 1),
             Goals.ratio(
-                "hummingbird: every route, Bolts installed ≥ SwiftNIO's take-over's requests/s",
+                "\(prefix): every route, Bolts installed ≥ SwiftNIO's take-over's requests/s",
                 Route.allCases.filter { $0 != .inline }.flatMap {
                     row($0, against: .nio, requests, label: "/\($0.path)")
                 }, atLeast: 1),
         ]
-        let kept = verdicts.first { $0.name == blockingName && $0.subject == bolts }
+        let kept = verdicts.first { $0.name == blockingName(framework) && $0.subject == bolts }
         checks.append(
             Goals.ratio(
-                "hummingbird: beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
+                "\(prefix): beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
                 kept.map { [LabelledRow(label: "", row: $0)] } ?? [], atLeast: 0.7)
         )
         let boltsRuns = runs.filter { $0.arm == .bolts && !$0.isTwin }
         checks.append(
             Goals.ratio(
-                "hummingbird: beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
-                boundRow(boltsRuns.map(\.blocking.plain.p99), bound: 10_000, label: "p99 ÷ 10 ms"), atMost: 1)
+                "\(prefix): beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
+                boundRow(
+                    boltsRuns.map(\.blocking.plain.p99), framework: framework, bound: 10_000, label: "p99 ÷ 10 ms"),
+                atMost: 1)
         )
         checks.append(
             Goals.ratio(
-                "hummingbird: /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
-                boundRow(boltsRuns.map(\.blocking.blockRequestsPerSecond), bound: 180, label: "req/s ÷ 180"),
+                "\(prefix): /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
+                boundRow(
+                    boltsRuns.map(\.blocking.blockRequestsPerSecond), framework: framework, bound: 180,
+                    label: "req/s ÷ 180"),
                 atLeast: 1)
         )
         return checks
@@ -196,13 +213,15 @@ extension HummingbirdBenchmark {
     /// The rounds' `values` ÷ `bound` as a goal's row: the geometric mean and its t interval
     /// over the rounds (a value of 0 counts as a tiny one, so it is not left out). Empty
     /// without values.
-    private static func boundRow(_ values: [Double], bound: Double, label: String) -> [LabelledRow] {
+    private static func boundRow(
+        _ values: [Double], framework: Framework, bound: Double, label: String
+    ) -> [LabelledRow] {
         guard !values.isEmpty else { return [] }
         let logs = values.map { log(max($0, 1e-3) / bound) }
         let estimate = PairedStatistics.estimate(logRatios: logs)
         let row = VerdictRow(
-            section: section,
-            name: blockingName,
+            section: framework.section,
+            name: blockingName(framework),
             subject: Arm.bolts.title,
             baseline: label,
             metric: label,

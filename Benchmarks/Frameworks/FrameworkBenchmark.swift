@@ -7,11 +7,47 @@ import Synchronization
     import Glibc
 #endif
 
-/// The section "Inside a Hummingbird server": a Hummingbird 2 application (the nested package
-/// `Benchmarks/HummingbirdServer`, built by `HummingbirdServerBuild`) under wrk, once per
-/// executor choice (`Arm`): Swift's default executor, SwiftNIO's event loops taking over as the
-/// global executor, `ThreadPool.shared` installed as the global executor, and the default
-/// executor with every route preferring the pool as its task executor.
+/// A framework the benchmark measures a server of: its name, its section and its nested
+/// package (`Benchmarks/<Name>Server`), whose `<Name>Server` executable serves the routes of
+/// `Benchmarks/ServerSupport` under the command line, port line and lifetime that
+/// `FrameworkServerProcess` speaks.
+enum Framework: String, Codable, CaseIterable, Sendable {
+    case hummingbird
+    case vapor
+
+    /// "Hummingbird", "Vapor".
+    var name: String {
+        switch self {
+        case .hummingbird: return "Hummingbird"
+        case .vapor: return "Vapor"
+        }
+    }
+
+    /// The name with the major version measured: "Hummingbird 2", "Vapor 4".
+    var versionedName: String {
+        switch self {
+        case .hummingbird: return "Hummingbird 2"
+        case .vapor: return "Vapor 4"
+        }
+    }
+
+    /// The section's heading, and the group of its verdicts.
+    var group: String { "Inside a \(name) server" }
+
+    var section: Section { Section(rawValue: "\(rawValue) server") }
+
+    /// The nested package, relative to the root package.
+    var packageDirectory: String { "Benchmarks/\(product)" }
+
+    /// The server executable.
+    var product: String { "\(name)Server" }
+}
+
+/// The section "Inside a <framework> server": a framework's server (a nested package, built by
+/// `FrameworkServerBuild`) under wrk, once per executor choice (`Arm`): Swift's default
+/// executor, SwiftNIO's event loops taking over as the global executor, `ThreadPool.shared`
+/// installed as the global executor, and the default executor with every route preferring the
+/// pool as its task executor.
 ///
 /// Each round starts one child process per arm (and a second one of the default executor, its
 /// twin, for the A/A), in an order drawn at random, through the benchmark's shared round loop
@@ -28,10 +64,7 @@ import Synchronization
 /// installed against NIO's take-over; each metric with its A/A (the default executor against its
 /// twin), whose threshold judges that metric's rows. The blocking metric is, per arm, `/plain`'s
 /// requests/s beside the blocking handlers ÷ alone, in the same child.
-struct HummingbirdBenchmark {
-    static let group = "Inside a Hummingbird server"
-    static let section = Section.hummingbird
-
+struct FrameworkBenchmark {
     /// An executor choice: the child's first argument (`rawValue`).
     enum Arm: String, Codable, CaseIterable, Sendable {
         case defaultExecutor = "default"
@@ -187,13 +220,14 @@ struct HummingbirdBenchmark {
         var noise: [RoundNoise] = []
     }
 
+    let framework: Framework
     let settings: Settings
 
-    /// Whether `filter` selects this section: none, or one contained in its name, or naming
-    /// Hummingbird.
-    static func isSelected(by filter: String?) -> Bool {
+    /// Whether `filter` selects `framework`'s section: none, or one contained in its heading, or
+    /// one naming the framework.
+    static func isSelected(_ framework: Framework, by filter: String?) -> Bool {
         guard let filter = filter?.lowercased(), !filter.isEmpty else { return true }
-        return group.lowercased().contains(filter) || filter.contains("hummingbird")
+        return framework.group.lowercased().contains(filter) || filter.contains(framework.rawValue)
     }
 
     /// Runs the section's paired rounds against the server at `executable` through the shared
@@ -222,7 +256,7 @@ struct HummingbirdBenchmark {
             budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
         let deciding = settings.routes.map { Self.metrics(for: $0)[0] }
         let rounds = scheduler.run(
-            "hummingbird", arms: settings.arms, reference: .defaultExecutor, weight: weight, title: \.shortTitle,
+            framework.rawValue, arms: settings.arms, reference: .defaultExecutor, weight: weight, title: \.shortTitle,
             measure: { draw in
                 do {
                     let run = try measure(
@@ -232,7 +266,7 @@ struct HummingbirdBenchmark {
                     progress.log("  \(draw.label): " + Self.describe(run))
                     return run
                 } catch {
-                    writeError("warning: Hummingbird server run of \(draw.label) failed: \(error)\n")
+                    writeError("warning: \(framework.name) server run of \(draw.label) failed: \(error)\n")
                     return nil
                 }
             },
@@ -240,11 +274,11 @@ struct HummingbirdBenchmark {
         )
         outcome.runs = rounds.measurements.map(\.value)
         outcome.noise = rounds.noise
-        outcome.verdicts = Self.verdicts(rounds, settings: settings)
+        outcome.verdicts = Self.verdicts(rounds, framework: framework, settings: settings)
         outcome.summaries = settings.arms.compactMap { arm in
             summarize(arm, outcome.runs.filter { $0.arm == arm && !$0.isTwin })
         }
-        outcome.goals = Self.goals(outcome.verdicts, runs: outcome.runs)
+        outcome.goals = Self.goals(outcome.verdicts, framework: framework, runs: outcome.runs)
         return outcome
     }
 
@@ -259,19 +293,19 @@ struct HummingbirdBenchmark {
         watchdog: Watchdog,
         label: String
     ) throws -> RunResult {
-        watchdog.beat("hummingbird: starting the \(label) child")
-        let child = try HummingbirdServerProcess(executable: executable, arm: arm, jobRounds: settings.jobRounds)
+        watchdog.beat("\(framework.rawValue): starting the \(label) child")
+        let child = try FrameworkServerProcess(executable: executable, arm: arm, jobRounds: settings.jobRounds)
         defer { child.stop() }
         let handlerThread = try child.get("thread")
         if (arm == .bolts || arm == .boltsPreferred) != handlerThread.hasSuffix("onPool=true") {
             writeError("warning: the \(label) child's handlers run on \(handlerThread)\n")
         }
         // Warm-up: the executor's threads start and the caches fill before anything is measured.
-        watchdog.beat("hummingbird: warm-up of \(label)")
+        watchdog.beat("\(framework.rawValue): warm-up of \(label)")
         _ = try load.run(url: child.url(Route.fanout.path), seconds: settings.warmUpSeconds)
         var routes: [RouteRun] = []
         for route in settings.routes {
-            watchdog.beat("hummingbird: \(route.path), \(label)")
+            watchdog.beat("\(framework.rawValue): \(route.path), \(label)")
             guard let before = child.cpuMicroseconds else { throw gone(arm) }
             let wrk = try load.run(url: child.url(route.path), seconds: settings.seconds)
             guard let after = child.cpuMicroseconds else { throw gone(arm) }
@@ -284,14 +318,14 @@ struct HummingbirdBenchmark {
                 )
             )
         }
-        watchdog.beat("hummingbird: /plain beside /block, \(label)")
+        watchdog.beat("\(framework.rawValue): /plain beside /block, \(label)")
         let blocking = try measureBesideBlocking(child, load: load, blockLoad: blockLoad)
         return RunResult(
             arm: arm, round: round, isTwin: isTwin, handlerThread: handlerThread, routes: routes, blocking: blocking)
     }
 
     private func gone(_ arm: Arm) -> BenchmarkChildFailed {
-        BenchmarkChildFailed(description: "the \(arm.rawValue) Hummingbird server is gone")
+        BenchmarkChildFailed(description: "the \(arm.rawValue) \(framework.name) server is gone")
     }
 
     /// What the blocking-handler run's threads share: the `/block` wrk's outcome (under its
@@ -310,13 +344,13 @@ struct HummingbirdBenchmark {
     /// load starts first (on a thread of its own) and runs a second longer, so the `/plain` run
     /// is inside it from start to end; a third thread samples the child's thread count.
     private func measureBesideBlocking(
-        _ child: HummingbirdServerProcess,
+        _ child: FrameworkServerProcess,
         load: WrkLoadGenerator,
         blockLoad: WrkLoadGenerator
     ) throws -> BlockingRun {
         let shared = BesideBlocking()
         let pid = child.pid
-        let threadsBefore = HummingbirdServerProcess.threads(pid: pid) ?? 0
+        let threadsBefore = FrameworkServerProcess.threads(pid: pid) ?? 0
         let blockURL = child.url("block")
         let blockSeconds = settings.seconds + 1
         Thread.detachNewThread {
@@ -326,7 +360,7 @@ struct HummingbirdBenchmark {
         }
         Thread.detachNewThread {
             while !shared.stopSampling.load(ordering: .relaxed) {
-                if let threads = HummingbirdServerProcess.threads(pid: pid) {
+                if let threads = FrameworkServerProcess.threads(pid: pid) {
                     shared.peakThreads.max(threads, ordering: .relaxed)
                 }
                 usleep(20_000)
@@ -402,7 +436,7 @@ struct HummingbirdBenchmark {
     }
 }
 
-extension HummingbirdServerProcess {
+extension FrameworkServerProcess {
     /// The thread count of process `pid` (`Threads:` of `/proc/<pid>/status`); nil once it is gone.
     static func threads(pid: pid_t) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
