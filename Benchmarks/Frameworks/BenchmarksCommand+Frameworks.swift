@@ -3,11 +3,13 @@ import Foundation
 extension BenchmarksCommand {
     /// The framework sections' settings from the options (the same for each framework).
     /// `jobRounds` is calibrated here (in this process, like the server scenario's jobs), so call
-    /// it only when a section runs. `--quick`: three choices (no task-executor preference) and four routes;
-    /// otherwise every choice and route.
+    /// it only when a section runs. Three choices, without the pool as the routes' task-executor
+    /// preference, which served no more than the default executor on any route and costs a fifth
+    /// of each round (a child of its own): `--full` adds it. Four routes with `--quick`, else
+    /// every route.
     func frameworkSettings(jobRounds: Int) -> FrameworkBenchmark.Settings {
         .init(
-            arms: quick ? [.defaultExecutor, .nio, .bolts] : FrameworkBenchmark.Arm.allCases,
+            arms: full ? FrameworkBenchmark.Arm.allCases : [.defaultExecutor, .nio, .bolts],
             routes: quick ? [.plain, .fanout, .inline, .bolts] : FrameworkBenchmark.Route.allCases,
             seconds: serverSeconds ?? (full ? 2 : 1),
             warmUpSeconds: 1,
@@ -21,14 +23,15 @@ extension BenchmarksCommand {
 
     /// When a framework section's rounds stop. A round starts a child per choice and the default
     /// executor's twin, each for a warm-up and one wrk run per route and the blocking run (about
-    /// 40 s a round by default), so the rounds are few: 2 with `--quick`, 3 to 4 by default
-    /// (within the section's share of the budget), 5 to 10 with `--full`; `--rounds` fixes them.
+    /// 45 s a round by default), so the rounds are few: 2 with `--quick`, 3 to 6 by default
+    /// (as many as the section's share of the budget holds), 5 to 10 with `--full`; `--rounds`
+    /// fixes them.
     var frameworkStopping: StoppingRule {
         var rule: StoppingRule
         switch (quick, full) {
         case (true, _): rule = StoppingRule(minimumRounds: 2, maximumRounds: 2)
         case (_, true): rule = StoppingRule(minimumRounds: 5, maximumRounds: 10)
-        default: rule = StoppingRule(minimumRounds: 3, maximumRounds: 4)
+        default: rule = StoppingRule(minimumRounds: 3, maximumRounds: 6)
         }
         rule.fixedRounds = rounds
         return rule

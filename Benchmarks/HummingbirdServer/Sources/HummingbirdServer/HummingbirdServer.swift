@@ -49,6 +49,7 @@ struct HummingbirdServer {
         router.get("bolts") { _, _ in try await Handlers.boltsTask() }
         router.get("block") { _, _ in Handlers.block() }
         router.get("thread") { _, _ in Handlers.threadDescription() }
+        router.get("pool") { _, _ in Handlers.poolCounters() }
     }
 }
 

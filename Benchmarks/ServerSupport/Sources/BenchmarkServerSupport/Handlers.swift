@@ -19,6 +19,8 @@ import Foundation
 ///   driver would, with no cooperation with any executor.
 /// - `/thread`: `threadDescription()`, where the handler runs (for checking each executor
 ///   choice, not measured).
+/// - `/pool`: `poolCounters()`, `ThreadPool.shared`'s counters, so that a profile can divide
+///   the jobs and parks of a load by its requests (not measured).
 ///
 /// A body that depends on the jobs' results keeps the optimizer from dropping the jobs.
 public enum Handlers {
@@ -71,6 +73,13 @@ public enum Handlers {
     public static func threadDescription() -> String {
         let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
         return "\(name.trimmingCharacters(in: .newlines)) onPool=\(ThreadPool.shared.isCurrent)"
+    }
+
+    /// "executed=<jobs run> parks=<times a worker parked> threads=<workers>" of
+    /// `ThreadPool.shared` (which asking creates, when nothing has yet).
+    public static func poolCounters() -> String {
+        let metrics = ThreadPool.shared.metrics
+        return "executed=\(metrics.executed) parks=\(metrics.parks) threads=\(metrics.threads)"
     }
 }
 

@@ -64,6 +64,7 @@ struct VaporServer {
         route("bolts") { try await Handlers.boltsTask() }
         route("block") { Handlers.block() }
         route("thread") { Handlers.threadDescription() }
+        route("pool") { Handlers.poolCounters() }
     }
 }
 
