@@ -16,11 +16,8 @@ import Logging
 struct HummingbirdServer {
     static func main() async throws {
         // The first statement: installing a global executor must come before anything starts a
-        // Swift task or touches Dispatch (see `ExecutorChoice.install()`).
-        let choice = ExecutorChoice.fromArguments(server: "HummingbirdServer").install()
-
-        let options = Options.parse(Array(CommandLine.arguments.dropFirst(2)))
-        Job.rounds = options.jobRounds
+        // Swift task or touches Dispatch.
+        let (choice, options) = startServer(named: "HummingbirdServer")
         let router = Router()
         if choice == .boltsPreferred { router.add(middleware: PoolPreferenceMiddleware()) }
         addRoutes(to: router)

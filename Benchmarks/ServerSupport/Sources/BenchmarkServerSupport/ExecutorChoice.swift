@@ -49,6 +49,17 @@ public enum ExecutorChoice: String, CaseIterable, Sendable {
     }
 }
 
+/// A server's start, its first statement: installs the executor its first argument names
+/// (exiting when it cannot: `ExecutorChoice.install()`), reads the options after it, and sets
+/// the jobs' rounds. The install must come before anything starts a Swift task or touches
+/// Dispatch. `server` names the executable in the usage line.
+public func startServer(named server: String) -> (choice: ExecutorChoice, options: Options) {
+    let choice = ExecutorChoice.fromArguments(server: server).install()
+    let options = Options.parse(Array(CommandLine.arguments.dropFirst(2)))
+    Job.rounds = options.jobRounds
+    return (choice, options)
+}
+
 /// The options after the executor choice.
 public struct Options: Sendable {
     /// The port to bind on 127.0.0.1; 0 lets the system pick one.

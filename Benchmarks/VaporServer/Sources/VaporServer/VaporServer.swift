@@ -14,11 +14,8 @@ import Vapor
 struct VaporServer {
     static func main() async throws {
         // The first statement: installing a global executor must come before anything starts a
-        // Swift task or touches Dispatch (see `ExecutorChoice.install()`).
-        let choice = ExecutorChoice.fromArguments(server: "VaporServer").install()
-
-        let options = Options.parse(Array(CommandLine.arguments.dropFirst(2)))
-        Job.rounds = options.jobRounds
+        // Swift task or touches Dispatch.
+        let (choice, options) = startServer(named: "VaporServer")
 
         // Errors only, on standard error: the standard output carries the port line, and logging
         // per request would be measured as the server's work. The environment gets no arguments:
