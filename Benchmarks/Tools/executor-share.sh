@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The executor's share of a Hummingbird server's CPU, per route and executor choice, from a
-# perf profile: how much any executor could gain on that route. Each choice's server (the
-# section's nested package, Benchmarks/HummingbirdServer, built in release mode) is loaded by
-# wrk on 127.0.0.1 (1 thread, 32 connections) while perf samples it with call graphs.
+# The executor's share of a framework server's CPU, per route and executor choice, from a
+# perf profile: how much any executor could gain on that route. Each choice's server (a
+# framework section's nested package, Benchmarks/HummingbirdServer or, with FRAMEWORK=vapor,
+# Benchmarks/VaporServer, built in release mode) is loaded by wrk on 127.0.0.1 (1 thread,
+# 32 connections) while perf samples it with call graphs.
 #
 # The executor's part is its worker loop without the jobs it runs, plus its enqueue path:
 #   Swift's default executor: _dispatch_worker_thread − swift_job_run + swift_task_enqueueGlobalImpl
@@ -11,7 +12,7 @@
 # an executor whose part cost nothing would serve at most 1 ÷ (1 − the default's share) times the
 # default's requests/s, at no less than (1 − share) times its CPU per request.
 #
-# Usage: Benchmarks/Tools/executor-share.sh [seconds] [route...]
+# Usage: [FRAMEWORK=hummingbird|vapor] Benchmarks/Tools/executor-share.sh [seconds] [route...]
 # (default: 5 seconds; routes fanout plain). Needs perf (Debian: linux-perf) and wrk, and root
 # or kernel.perf_event_paranoid ≤ 0.
 set -euo pipefail
@@ -20,9 +21,14 @@ shift || true
 routes=("$@")
 [ ${#routes[@]} -gt 0 ] || routes=(fanout plain)
 root=$(cd "$(dirname "$0")/../.." && pwd)
-package="$root/Benchmarks/HummingbirdServer"
-swift build -c release --package-path "$package" --product HummingbirdServer >&2
-server="$(swift build -c release --package-path "$package" --show-bin-path)/HummingbirdServer"
+case "${FRAMEWORK:-hummingbird}" in
+    hummingbird) product=HummingbirdServer ;;
+    vapor) product=VaporServer ;;
+    *) echo "FRAMEWORK must be hummingbird or vapor" >&2; exit 64 ;;
+esac
+package="$root/Benchmarks/$product"
+swift build -c release --package-path "$package" --product "$product" >&2
+server="$(swift build -c release --package-path "$package" --show-bin-path)/$product"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 # The server's jobs last about 3 µs here, as in the benchmark's section (xorshift rounds).
