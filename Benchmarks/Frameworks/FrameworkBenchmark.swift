@@ -34,6 +34,7 @@ enum Framework: String, Codable, CaseIterable, Sendable {
     /// The section's heading, and the group of its verdicts.
     var group: String { "Inside a \(name) server" }
 
+    /// The section its verdict rows carry ("hummingbird server", "vapor server").
     var section: Section { Section(rawValue: "\(rawValue) server") }
 
     /// The nested package, relative to the root package.
@@ -46,8 +47,8 @@ enum Framework: String, Codable, CaseIterable, Sendable {
 /// The section "Inside a <framework> server": a framework's server (a nested package, built by
 /// `FrameworkServerBuild`) under wrk, once per executor choice (`Arm`): Swift's default
 /// executor, SwiftNIO's event loops taking over as the global executor, `ThreadPool.shared`
-/// installed as the global executor, and the default executor with every route preferring the
-/// pool as its task executor.
+/// installed as the global executor, and (with `--full`) the default executor with every route
+/// preferring the pool as its task executor.
 ///
 /// Each round starts one child process per arm (and a second one of the default executor, its
 /// twin, for the A/A), in an order drawn at random, through the benchmark's shared round loop
