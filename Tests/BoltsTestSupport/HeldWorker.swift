@@ -8,7 +8,11 @@ import Synchronization
 /// The job spins rather than sleeping: a worker asleep in a job while jobs wait is one the
 /// pool compensates for (a monitor thread brings in another thread, invariant I12 of the C
 /// core), while one that stays running, or runnable, is busy. It makes no system call, so
-/// its thread is never seen asleep, whatever the load (a yield may take a sanitizer's lock).
+/// its thread is not seen asleep in an ordinary build. Under ThreadSanitizer it can be: the
+/// sanitizer's runtime records each atomic load and now and then waits on a lock of its
+/// own (a thread spinning on an instrumented load is asleep in about 1 look in 500 on two
+/// busy CPUs), so a test whose premise is that no other thread runs the pool's queues
+/// checks `metrics.compensations`, or keeps its task pending by other means.
 package final class HeldWorker: Sendable {
     private let released = Atomic<Bool>(false)
 

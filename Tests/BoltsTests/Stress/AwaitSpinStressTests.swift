@@ -22,6 +22,20 @@ private func spinOnce(_ task: BoltsTask<Int>) -> (began: Bool, completed: Bool) 
     return (spinCounts().begun == before + 1, completed)
 }
 
+/// A task that `pool` runs and that stays pending until the flag is set: its closure holds
+/// its worker, spinning without a system call. Its closure, not a job queued ahead of it, is
+/// what keeps it pending, so that a thread the pool brings in (a sanitizer's runtime may put a
+/// spinning thread to sleep on a lock, which the blocked-worker monitor compensates for)
+/// cannot complete it early.
+private func pendingTask(on pool: ThreadPool) -> (BoltsTask<Int>, Flag) {
+    let released = Flag()
+    let task = BoltsTask<Int>.execute(.pool(pool)) {
+        while !released.isSet {}
+        return 7
+    }
+    return (task, released)
+}
+
 /// `try await task.value` off the pool, for a task that a pool runs (`Task.execute(.pool)`),
 /// first spins a few microseconds for its completion (`bolts_task_spin_for_completion`), and
 /// a thread whose spins keep running out stops spinning for a while.
@@ -73,14 +87,12 @@ struct AwaitSpinStressTests {
         #expect(runs.value == rounds * 5_000)
     }
 
-    /// Against a task that stays queued (the pool's one worker is held by a job that stays
-    /// runnable, so the pool brings in no other thread): at most the first few calls spin, then one call in
-    /// BOLTS_TASK_AWAIT_SPIN_SKIP does; once the task has completed, a spin sees it and the
-    /// thread spins at every call again.
+    /// Against a task that stays pending (its closure runs until released): at most the first
+    /// few calls spin, then one call in BOLTS_TASK_AWAIT_SPIN_SKIP does; once the task has
+    /// completed, a spin sees it and the thread spins at every call again.
     @Test func aThreadWhoseSpinsRunOutSkipsThemThenTriesAgain() {
         let pool = ThreadPool(threadCount: 1, name: "spin1")
-        let held = HeldWorker(of: pool)
-        let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
+        let (task, held) = pendingTask(on: pool)
         let skip = Int(BOLTS_TASK_AWAIT_SPIN_SKIP)
         let misses = Int(BOLTS_TASK_AWAIT_SPIN_MISSES)
         var began: [Int] = []
@@ -95,7 +107,7 @@ struct AwaitSpinStressTests {
         let late = began.suffix(3)
         #expect(zip(late, late.dropFirst()).allSatisfy { $1 - $0 == skip }, "spins begun at calls \(began)")
 
-        held.release()
+        held.set()
         #expect(task.waitUntilCompleted(timeout: 10))
         var sawCompletion = false
         for _ in 0..<skip {
@@ -117,8 +129,7 @@ struct AwaitSpinStressTests {
     @Test func cancelledAwaitersAndWorkersDoNotSpin() async throws {
         let pool = ThreadPool(threadCount: 1, name: "spin2")
         let other = ThreadPool(threadCount: 1, name: "spin3")
-        let held = HeldWorker(of: pool)
-        let task = BoltsTask<Int>.execute(.pool(pool)) { 7 }
+        let (task, held) = pendingTask(on: pool)
 
         // A task that a pool ran: a spin on it completes at once, which resets the calling
         // thread's count of misses, so the checks below would spin if they were allowed to.
@@ -133,9 +144,12 @@ struct AwaitSpinStressTests {
             let result = spinOnce(task)
             var threw = false
             do { _ = try await task.value } catch { threw = error is CancellationError }
-            return primed && !result.began && threw
+            return (primed, result.began, threw)
         }
-        #expect(await cancelled.value, "a cancelled awaiter neither spins nor waits")
+        let (primed, began, threw) = await cancelled.value
+        #expect(primed, "a spin on a completed pool task began before the cancellation")
+        #expect(!began, "a cancelled awaiter does not spin")
+        #expect(threw, "a cancelled awaiter throws CancellationError at once")
 
         let onWorker = BoltsTask<Bool>.execute(.pool(other)) {
             for _ in 0..<skip { _ = spinOnce(primer) }  // would reset this thread's misses, if it spun
@@ -145,7 +159,7 @@ struct AwaitSpinStressTests {
         let workerDidNotSpin = try await onWorker.value
         #expect(workerDidNotSpin, "a worker of another pool does not spin")
 
-        held.release()
+        held.set()
         let value = try await task.value
         #expect(value == 7)
         pool.shutdown(wait: true)

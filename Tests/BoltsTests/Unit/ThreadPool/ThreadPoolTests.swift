@@ -382,35 +382,47 @@ struct ThreadPoolTests {
         pool.shutdown()
     }
 
+    /// The only worker is held by a job that stays runnable, so that every job submitted
+    /// meanwhile stays queued. A sanitizer's runtime may still put the spinning thread to
+    /// sleep on one of its locks, for the blocked-worker monitor (I12) to see and compensate
+    /// for; a round in which it did is not judged and runs again, at most three in all.
     @Test func anOutsideSubmitterYieldsPastTheBacklogBoundAndNothingIsDropped() {
-        let pool = ThreadPool(threadCount: 1, name: "backlog")
-        // The only worker is held by a job that stays runnable: the pool brings in no
-        // compensating thread for it (I12).
-        let held = HeldWorker(of: pool)
         let bound = Int(BOLTS_POOL_BACKLOG_PER_WORKER)
         let sample = Int(BOLTS_POOL_BACKLOG_SAMPLE)
         let jobs = 3 * bound
-        let hits = ThreadPoolHitCounters(count: jobs)
-        let done = ThreadPoolCountdown()
-        for i in 0..<jobs {
-            pool.execute {
-                hits.hit(i)
-                done.add()
+        for round in 1...3 {
+            let pool = ThreadPool(threadCount: 1, name: "backlog")
+            let held = HeldWorker(of: pool)
+            let hits = ThreadPoolHitCounters(count: jobs)
+            let done = ThreadPoolCountdown()
+            for i in 0..<jobs {
+                pool.execute {
+                    hits.hit(i)
+                    done.add()
+                }
             }
+            // Read before the metrics: a compensation after it shows in them.
+            let ranEarly = done.value.load(ordering: .acquiring)
+            let queued = pool.metrics
+            let judged = queued.compensations == 0 || round == 3
+            if judged {
+                // Past `bound` queued jobs per worker, the bound is found within `sample`
+                // submissions (the sampling), and from then on every submission yields:
+                // about 2 × `bound` here (the held job counts, so the bound is passed at the
+                // `bound`-th of these).
+                #expect(queued.compensations == 0, "the held worker was compensated in every round")
+                #expect(queued.backpressureYields >= UInt64(jobs - bound - sample))
+                #expect(queued.backpressureYields <= UInt64(jobs - bound + 1))
+                #expect(queued.queueDepth == UInt64(jobs + 1))
+                #expect(ranEarly == 0)
+            }
+            held.release()
+            #expect(done.wait(for: jobs))
+            #expect(hits.wrong().isEmpty)
+            #expect(pool.metrics.rejected == 0)
+            pool.shutdown()
+            if judged { break }
         }
-        let queued = pool.metrics
-        // Past `bound` queued jobs per worker, the bound is found within `sample` submissions
-        // (the sampling), and from then on every submission yields: about 2 × `bound` here
-        // (the held job counts, so the bound is passed at the `bound`-th of these).
-        #expect(queued.backpressureYields >= UInt64(jobs - bound - sample))
-        #expect(queued.backpressureYields <= UInt64(jobs - bound + 1))
-        #expect(queued.queueDepth == UInt64(jobs + 1))
-        #expect(done.value.load(ordering: .acquiring) == 0)
-        held.release()
-        #expect(done.wait(for: jobs))
-        #expect(hits.wrong().isEmpty)
-        #expect(pool.metrics.rejected == 0)
-        pool.shutdown()
     }
 
     /// Invariant I5: a second job queued behind one that runs for long is not left to the
