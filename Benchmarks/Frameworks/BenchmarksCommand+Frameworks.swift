@@ -22,10 +22,10 @@ extension BenchmarksCommand {
     }
 
     /// When a framework section's rounds stop. A round starts a child per choice and the default
-    /// executor's twin, each for a warm-up and one wrk run per route and the blocking run (about
-    /// 45 s a round by default), so the rounds are few: 2 with `--quick`, 3 to 6 by default
-    /// (as many as the section's share of the budget holds), 5 to 10 with `--full`; `--rounds`
-    /// fixes them.
+    /// executor's twin, each for a warm-up and one wrk run per route, then, in all but the twin,
+    /// the blocking run (about 45 s a round by default), so the rounds are few: 2 with `--quick`,
+    /// 3 to 6 by default (as many as the section's share of the budget holds), 5 to 10 with
+    /// `--full`; `--rounds` fixes them.
     var frameworkStopping: StoppingRule {
         var rule: StoppingRule
         switch (quick, full) {

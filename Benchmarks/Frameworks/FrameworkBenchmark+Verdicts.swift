@@ -12,7 +12,7 @@ extension FrameworkBenchmark {
         ]
     }
 
-    /// `/plain`'s requests/s beside the blocking handlers ÷ alone, in the same child.
+    /// `/plain`'s requests/s beside the blocking handlers ÷ alone just before, in the same child.
     static let keptMetric = Metric(title: "/plain requests/s beside /block ÷ alone", unit: "×", lowerIsBetter: false)
 
     /// The comparisons on every route, in the report's order: (subject, peer).
@@ -38,7 +38,7 @@ extension FrameworkBenchmark {
     /// executor with the metric's A/A (`PairedRounds.verdicts`), and the pool installed against
     /// NIO's take-over in the same rounds, judged with the same A/A's threshold; `/fanout`'s
     /// ceiling (`ceilingName`), judged with `/fanout`'s thresholds; then, for each
-    /// arm, `/plain` beside the blocking handlers against `/plain` alone in the same child,
+    /// arm, `/plain` beside the blocking handlers against `/plain` alone just before it,
     /// judged with the threshold of `/plain`'s requests/s.
     static func verdicts(
         _ rounds: PairedRounds<Arm, RunResult>, framework: Framework, settings: Settings
@@ -101,17 +101,17 @@ extension FrameworkBenchmark {
         for arm in settings.arms {
             var paired = PairedValues()
             for round in 0..<rounds.count {
-                guard let run = rounds.value(of: arm, inRound: round), let alone = run.route(.plain) else { continue }
+                guard let blocking = rounds.value(of: arm, inRound: round)?.blocking else { continue }
                 paired.append(
-                    round: round, subject: max(run.blocking.plainRequestsPerSecond, 0.01),
-                    peer: max(alone.requestsPerSecond, 0.01), twin: nil
+                    round: round, subject: max(blocking.plainRequestsPerSecond, 0.01),
+                    peer: max(blocking.plainAloneRequestsPerSecond, 0.01), twin: nil
                 )
             }
             paired.markContaminated(rounds.noise)
             rows.append(
                 Verdicts.row(
                     section: section, name: blockingName(framework), subject: arm.title,
-                    peer: "/plain alone in the same child",
+                    peer: "/plain alone just before, in the same child",
                     metric: keptMetric, paired, threshold: plainThreshold
                 )
             )
@@ -196,14 +196,14 @@ extension FrameworkBenchmark {
             Goals.ratio(
                 "\(prefix): beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
                 boundRow(
-                    boltsRuns.map(\.blocking.plain.p99), framework: framework, bound: 10_000, label: "p99 ÷ 10 ms"),
+                    boltsRuns.compactMap(\.blocking?.plain.p99), framework: framework, bound: 10_000, label: "p99 ÷ 10 ms"),
                 atMost: 1)
         )
         checks.append(
             Goals.ratio(
                 "\(prefix): /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
                 boundRow(
-                    boltsRuns.map(\.blocking.blockRequestsPerSecond), framework: framework, bound: 180,
+                    boltsRuns.compactMap(\.blocking?.blockRequestsPerSecond), framework: framework, bound: 180,
                     label: "req/s ÷ 180"),
                 atLeast: 1)
         )

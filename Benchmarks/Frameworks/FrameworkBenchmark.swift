@@ -54,9 +54,9 @@ enum Framework: String, Codable, CaseIterable, Sendable {
 /// twin, for the A/A), in an order drawn at random, through the benchmark's shared round loop
 /// (`RoundScheduler`). In each child: a short wrk warm-up, one wrk run per route
 /// (1 thread, 32 connections), each with the child's CPU time (`/proc/<pid>/stat`) before and
-/// after; then the blocking-handler run: a second wrk sends 4 connections to `/block` (20 ms of
-/// `usleep` per request) while the first loads `/plain`, and a sampler reads the child's thread
-/// count (`/proc/<pid>/status`) meanwhile. The child is stopped before the next arm starts, so
+/// after; then (not in the twin) the blocking-handler run: `/plain` alone once more, then a
+/// second wrk sends 4 connections to `/block` (20 ms of `usleep` per request) while the first
+/// loads `/plain`, and a sampler reads the child's thread count (`/proc/<pid>/status`) meanwhile. The child is stopped before the next arm starts, so
 /// each arm has the machine to itself and threads started for one run stay in its own process.
 /// Every address is 127.0.0.1.
 ///
@@ -64,7 +64,7 @@ enum Framework: String, Codable, CaseIterable, Sendable {
 /// installed (and preferred, and NIO's take-over) against the default executor, and for the pool
 /// installed against NIO's take-over; each metric with its A/A (the default executor against its
 /// twin), whose threshold judges that metric's rows. The blocking metric is, per arm, `/plain`'s
-/// requests/s beside the blocking handlers ÷ alone, in the same child.
+/// requests/s beside the blocking handlers ÷ alone just before, in the same child.
 struct FrameworkBenchmark {
     /// An executor choice: the child's first argument (`rawValue`).
     enum Arm: String, Codable, CaseIterable, Sendable {
@@ -144,8 +144,12 @@ struct FrameworkBenchmark {
         var cpuMicrosecondsPerRequest: Double
     }
 
-    /// The blocking-handler run: `/plain` under wrk while a second wrk loads `/block`.
+    /// The blocking-handler run: `/plain` under wrk alone, then again while a second wrk loads
+    /// `/block`.
     struct BlockingRun: Codable {
+        /// `/plain` alone, just before the `/block` load starts: the kept ratio's denominator.
+        var plainAlone: WrkLoadGenerator.Run
+        var plainAloneRequestsPerSecond: Double
         var plain: WrkLoadGenerator.Run
         var block: WrkLoadGenerator.Run
         var plainRequestsPerSecond: Double
@@ -168,13 +172,14 @@ struct FrameworkBenchmark {
         /// asked once before the warm-up.
         var handlerThread: String
         var routes: [RouteRun]
-        var blocking: BlockingRun
+        /// Nil for the twin: no verdict reads its blocking run, so it has none.
+        var blocking: BlockingRun?
 
         func route(_ route: Route) -> RouteRun? { routes.first { $0.route == route } }
 
-        /// `/plain`'s requests/s beside the blocking handlers ÷ alone.
+        /// `/plain`'s requests/s beside the blocking handlers ÷ alone, just before.
         var keptFraction: Double? {
-            route(.plain).map { blocking.plainRequestsPerSecond / max($0.requestsPerSecond, 1e-9) }
+            blocking.map { $0.plainRequestsPerSecond / max($0.plainAloneRequestsPerSecond, 1e-9) }
         }
     }
 
@@ -283,7 +288,8 @@ struct FrameworkBenchmark {
         return outcome
     }
 
-    /// One child of `arm`: warm-up, each route alone, then the blocking-handler run.
+    /// One child of `arm`: warm-up, each route alone, then, unless it is the twin, the
+    /// blocking-handler run.
     private func measure(
         _ arm: Arm,
         round: Int,
@@ -319,8 +325,11 @@ struct FrameworkBenchmark {
                 )
             )
         }
-        watchdog.beat("\(framework.rawValue): /plain beside /block, \(label)")
-        let blocking = try measureBesideBlocking(child, load: load, blockLoad: blockLoad)
+        var blocking: BlockingRun?
+        if !isTwin {
+            watchdog.beat("\(framework.rawValue): /plain beside /block, \(label)")
+            blocking = try measureBesideBlocking(child, load: load, blockLoad: blockLoad)
+        }
         return RunResult(
             arm: arm, round: round, isTwin: isTwin, handlerThread: handlerThread, routes: routes, blocking: blocking)
     }
@@ -352,6 +361,9 @@ struct FrameworkBenchmark {
         let shared = BesideBlocking()
         let pid = child.pid
         let threadsBefore = FrameworkServerProcess.threads(pid: pid) ?? 0
+        // The denominator is measured next to the run it divides, not taken from the child's
+        // first route run: two adjacent seconds of one child vary less than two further apart.
+        let alone = try load.run(url: child.url(Route.plain.path), seconds: settings.seconds)
         let blockURL = child.url("block")
         let blockSeconds = settings.seconds + 1
         Thread.detachNewThread {
@@ -381,6 +393,8 @@ struct FrameworkBenchmark {
             throw BenchmarkChildFailed(description: "the /block load gave no outcome")
         }
         return BlockingRun(
+            plainAlone: alone,
+            plainAloneRequestsPerSecond: Double(alone.requests) / alone.seconds,
             plain: plainRun,
             block: blockRun,
             plainRequestsPerSecond: Double(plainRun.requests) / plainRun.seconds,
@@ -393,9 +407,9 @@ struct FrameworkBenchmark {
     /// One child's figures on one line, for the progress log.
     private static func describe(_ run: RunResult) -> String {
         let routes = run.routes.map { "/\($0.route.path) \($0.requestsPerSecond.formattedPlain)/s" }
-        let blocking = run.blocking
+        guard let blocking = run.blocking, let kept = run.keptFraction else { return routes.joined(separator: ", ") }
         return routes.joined(separator: ", ")
-            + "; beside /block: /plain kept \((run.keptFraction ?? .nan).fixed(2))"
+            + "; beside /block: /plain kept \(kept.fixed(2))"
             + ", p99 \((blocking.plain.p99 / 1_000).formattedMilliseconds), /block "
             + "\(blocking.blockRequestsPerSecond.formattedPlain)/s, threads \(blocking.threadsBefore) → \(blocking.peakThreads)"
     }
@@ -416,13 +430,13 @@ struct FrameworkBenchmark {
                 errors: mine.reduce(0) { $0 + $1.wrk.errors + $1.wrk.timeouts + $1.wrk.non2xx }
             )
         }
-        let blocking = runs.map(\.blocking)
+        let blocking = runs.compactMap(\.blocking)
         return ArmSummary(
             arm: arm,
             rounds: runs.count,
             handlerThreads: Array(Set(runs.map(\.handlerThread))).sorted(),
             routes: routes,
-            plainAloneRequestsPerSecond: medianOrNaN(runs.compactMap { $0.route(.plain)?.requestsPerSecond }),
+            plainAloneRequestsPerSecond: medianOrNaN(blocking.map(\.plainAloneRequestsPerSecond)),
             plainBesideBlockRequestsPerSecond: medianOrNaN(blocking.map(\.plainRequestsPerSecond)),
             keptFraction: medianOrNaN(runs.compactMap(\.keptFraction)),
             plainBesideBlockP99: medianOrNaN(blocking.map(\.plain.p99)),

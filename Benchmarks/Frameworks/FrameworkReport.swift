@@ -75,11 +75,11 @@ enum FrameworkReport {
     private static func blocking(_ outcome: FrameworkBenchmark.Outcome, framework: Framework) -> String {
         let settings = outcome.settings
         var text = "\n### Beside handlers that block their thread\n\n"
-        text += "In each child, last: wrk loads `/plain` while a second wrk keeps \(settings.blockConnections) "
-        text += "connections on `/block`, whose handler sleeps 20 ms in `usleep` (as a synchronous driver would; at "
-        text +=
-            "most \(settings.blockConnections * 50) req/s). Kept: `/plain`'s requests/s beside `/block` ÷ alone, in "
-        text += "the same child and round. Threads: the child's before the run → the most seen during it.\n\n"
+        text += "In each child (but the twin), last: wrk loads `/plain` alone, then again while a second wrk keeps "
+        text += "\(settings.blockConnections) connections on `/block`, whose handler sleeps 20 ms in `usleep` (as a "
+        text += "synchronous driver would; at most \(settings.blockConnections * 50) req/s). Kept: `/plain`'s "
+        text += "requests/s beside `/block` ÷ alone just before. Threads: the child's before the run → the most seen "
+        text += "during it.\n\n"
         var table = MarkdownTable(
             headers: [
                 "executor", "/plain alone", "/plain beside /block", "kept [95%]", "verdict", "/plain p99 beside",
