@@ -1,19 +1,16 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A framework's server executable (`Framework.product`), built from its nested package
 /// (`Framework.packageDirectory`) once per run, before anything is measured.
 ///
 /// The nested package keeps the framework out of the root package's build; it depends on the
-/// root by path, so the server measures the Bolts of this checkout. The root is found the way
-/// `ReleaseHandOver` finds it: the nearest directory above this executable (or else the current
-/// directory) that holds a Package.swift, here also required to hold the nested package. The
-/// build runs `swift build -c release --package-path <root>/<package directory>` with its
-/// output on stderr (a first build compiles the framework and its dependencies: minutes; later
-/// ones only what changed), then asks `--show-bin-path` where the executable is.
+/// root by path, so the server measures the Bolts of this checkout. The root is found as
+/// `ReleaseHandOver` finds it (`SwiftDriver.packageRoot`): the nearest directory above this
+/// executable (or else the current directory) that holds a Package.swift, here also required to
+/// hold the nested package. The build runs `swift build -c release --package-path
+/// <root>/<package directory>` with its output on stderr (a first build compiles the framework
+/// and its dependencies: minutes; later ones only what changed), then asks `--show-bin-path`
+/// where the executable is.
 enum FrameworkServerBuild {
     /// Why the server could not be built; the section is skipped with this reason.
     struct Failure: Error, CustomStringConvertible {
@@ -31,23 +28,29 @@ enum FrameworkServerBuild {
     static func build(_ framework: Framework) throws -> Built {
         let packageDirectory = framework.packageDirectory
         let product = framework.product
-        guard let root = packageRoot(holding: packageDirectory) else {
+        let files = FileManager.default
+        let root = SwiftDriver.packageRoot(above: SwiftDriver.currentExecutablePath()) {
+            files.fileExists(atPath: $0 + "/Package.swift")
+                && files.fileExists(atPath: $0 + "/" + packageDirectory + "/Package.swift")
+        }
+        guard let root else {
             throw Failure(
                 description: "cannot find the package root (a Package.swift with \(packageDirectory)/Package.swift "
                     + "beside it, above this executable or in the current directory)"
             )
         }
+        guard let swift = SwiftDriver.find() else { throw Failure(description: "`swift` is not on PATH") }
         let package = root + "/" + packageDirectory
         let arguments = ["build", "-c", "release", "--package-path", package, "--product", product]
         writeError("Building the \(framework.name) server: swift \(arguments.joined(separator: " "))\n")
         let start = now()
-        let status = try swift(arguments, output: FileHandle.standardError)
+        let status = try SwiftDriver.run(swift, arguments, output: FileHandle.standardError)
         let seconds = Double(now() &- start) / 1e9
         guard status == 0 else {
             throw Failure(description: "`swift \(arguments.joined(separator: " "))` exited with status \(status)")
         }
         let binPath = Pipe()
-        let binPathStatus = try swift(arguments + ["--show-bin-path"], output: binPath)
+        let binPathStatus = try SwiftDriver.run(swift, arguments + ["--show-bin-path"], output: binPath)
         let directory = String(decoding: binPath.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let executable = directory + "/" + product
@@ -56,38 +59,5 @@ enum FrameworkServerBuild {
         }
         writeError("Built the \(framework.name) server in \(seconds.fixed(1)) s: \(executable)\n")
         return Built(executable: executable, seconds: seconds)
-    }
-
-    /// Runs `swift` (from PATH, through env) with `arguments`, its stdout into `output` and its
-    /// stderr on ours; its exit status (127 when there is no `swift` on PATH).
-    private static func swift(_ arguments: [String], output: Any) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift"] + arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        do {
-            try process.run()
-        } catch {
-            throw Failure(description: "cannot run swift: \(error)")
-        }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-    }
-
-    /// The root package: the nearest directory above this executable with a Package.swift and the
-    /// nested package at `packageDirectory`, or else the current directory if it has both.
-    static func packageRoot(holding packageDirectory: String) -> String? {
-        let files = FileManager.default
-        func isRoot(_ directory: String) -> Bool {
-            files.fileExists(atPath: directory + "/Package.swift")
-                && files.fileExists(atPath: directory + "/" + packageDirectory + "/Package.swift")
-        }
-        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        while directory.path != "/" {
-            if isRoot(directory.path) { return directory.path }
-            directory.deleteLastPathComponent()
-        }
-        return isRoot(files.currentDirectoryPath) ? files.currentDirectoryPath : nil
     }
 }

@@ -52,15 +52,18 @@ enum ReleaseHandOver {
     }
 
     private static func handOver(arguments: [String]) throws -> Never {
-        let ownExecutable = currentExecutablePath()
-        guard let packageRoot = packageRoot(executable: ownExecutable) else {
+        let ownExecutable = SwiftDriver.currentExecutablePath()
+        let packageRoot = SwiftDriver.packageRoot(above: ownExecutable) {
+            FileManager.default.fileExists(atPath: $0 + "/Package.swift")
+        }
+        guard let packageRoot else {
             throw Failure(
                 message: "cannot find the package (no Package.swift above \(ownExecutable ?? "this executable") "
                     + "or in the current directory) to build Benchmarks in release mode; run "
                     + "`swift run -c release Benchmarks` in the package, or pass --debug-build"
             )
         }
-        guard let swift = findOnPath("swift") else {
+        guard let swift = SwiftDriver.find() else {
             throw Failure(
                 message: "`swift` is not on PATH, so the release build of Benchmarks cannot be made; "
                     + "put the Swift toolchain on PATH, or pass --debug-build"
@@ -71,7 +74,7 @@ enum ReleaseHandOver {
             buildArguments += ["--scratch-path", scratch]
         }
 
-        let status = try runSwift(swift, buildArguments, output: FileHandle.standardError)
+        let status = try SwiftDriver.run(swift, buildArguments, output: FileHandle.standardError)
         guard status == 0 else {
             throw Failure(
                 message: "the release build failed (`swift \(buildArguments.joined(separator: " "))` exited with "
@@ -80,7 +83,7 @@ enum ReleaseHandOver {
         }
 
         let binPathOutput = Pipe()
-        let binPathStatus = try runSwift(swift, buildArguments + ["--show-bin-path"], output: binPathOutput)
+        let binPathStatus = try SwiftDriver.run(swift, buildArguments + ["--show-bin-path"], output: binPathOutput)
         let binPath = String(decoding: binPathOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         guard binPathStatus == 0, !binPath.isEmpty else {
@@ -90,7 +93,7 @@ enum ReleaseHandOver {
         guard FileManager.default.isExecutableFile(atPath: releaseExecutable) else {
             throw Failure(message: "the release build left no executable at \(releaseExecutable)")
         }
-        if let ownExecutable, resolved(releaseExecutable) == ownExecutable {
+        if let ownExecutable, SwiftDriver.resolved(releaseExecutable) == ownExecutable {
             throw Failure(message: "the release executable \(releaseExecutable) is this debug build itself")
         }
 
@@ -103,47 +106,6 @@ enum ReleaseHandOver {
         throw Failure(message: "cannot run \(releaseExecutable): \(reason)")
     }
 
-    /// Runs `swift` with `arguments`, its stdout into `output` (stderr inherited); its exit status.
-    private static func runSwift(_ swift: String, _ arguments: [String], output: Any) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swift)
-        process.arguments = arguments
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            throw Failure(message: "cannot run \(swift): \(error)")
-        }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-    }
-
-    /// This executable's path with symbolic links resolved (`.build/<triple>/debug/Benchmarks`).
-    private static func currentExecutablePath() -> String? {
-        #if os(Linux)
-            if let path = resolved("/proc/self/exe") { return path }
-        #endif
-        guard let first = CommandLine.arguments.first, first.contains("/") else { return nil }
-        return resolved(first)
-    }
-
-    /// The package holding this executable: the nearest directory with a Package.swift above
-    /// it, or else the current directory if it has one.
-    private static func packageRoot(executable: String?) -> String? {
-        let files = FileManager.default
-        if let executable {
-            var directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            while directory.path != "/" {
-                if files.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
-                    return directory.path
-                }
-                directory.deleteLastPathComponent()
-            }
-        }
-        let current = files.currentDirectoryPath
-        return files.fileExists(atPath: current + "/Package.swift") ? current : nil
-    }
-
     /// The scratch directory of this build: `<scratch>/<triple>/debug/Benchmarks`.
     private static func scratchPath(executable: String?) -> String? {
         guard let executable else { return nil }
@@ -151,20 +113,5 @@ enum ReleaseHandOver {
         guard directory.lastPathComponent == "debug" else { return nil }
         let scratch = directory.deletingLastPathComponent().deletingLastPathComponent().path
         return scratch == "/" ? nil : scratch
-    }
-
-    private static func findOnPath(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = "\(directory)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
-    private static func resolved(_ path: String) -> String? {
-        guard let pointer = realpath(path, nil) else { return nil }
-        defer { free(pointer) }
-        return String(cString: pointer)
     }
 }

@@ -10,9 +10,9 @@ import Synchronization
 /// core), while one that stays running, or runnable, is busy. It makes no system call, so
 /// its thread is not seen asleep in an ordinary build. Under ThreadSanitizer it can be: the
 /// sanitizer's runtime records each atomic load and now and then waits on a lock of its
-/// own (a thread spinning on an instrumented load is asleep in about 1 look in 500 on two
-/// busy CPUs), so a test whose premise is that no other thread runs the pool's queues
-/// checks `metrics.compensations`, or keeps its task pending by other means.
+/// own, rarely but often enough for the monitor to see, so a test whose premise is that no
+/// other thread runs the pool's queues checks `metrics.compensations`, or keeps its task
+/// pending by other means.
 package final class HeldWorker: Sendable {
     private let released = Atomic<Bool>(false)
 
