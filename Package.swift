@@ -171,13 +171,21 @@ let package = Package(
         ),
         .testTarget(
             name: "BoltsTests",
-            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport", "ReadmeExample"],
+            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport", "ReadmeExample", "StallReportChecks"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "GlobalExecutorChecks",
             dependencies: ["Bolts", "BoltsTestSupport"],
             path: "Tests/GlobalExecutorChecks",
+            swiftSettings: swiftSettings
+        ),
+        // The stall reports end to end (DESIGN.md §5's names alone), run by BoltsTests in a
+        // child process: one mode installs the pool as the global executor.
+        .executableTarget(
+            name: "StallReportChecks",
+            dependencies: ["Bolts"],
+            path: "Tests/StallReportChecks",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -260,7 +268,7 @@ case "core":
     let core: Set<String> = [
         "CURCU", "CBoltsRuntime", "Bolts", "BoltsTestSupport", "BoltsTests",
         "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
-        "ReadmeExample", "ReadmeGlobalExecutorExample",
+        "StallReportChecks", "ReadmeExample", "ReadmeGlobalExecutorExample",
     ]
     package.targets.removeAll { !core.contains($0.name) }
     package.products.removeAll { $0.name != "Bolts" }

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 /* A pool as Swift Concurrency's global executor: see include/bolts_concurrency.h. */
 #include "bolts_concurrency.h"
-#include "internal.h"
+#include "pool_internal.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -41,7 +41,34 @@ static _Atomic(bolts_pool_t *) installed;
 static void run_on_worker(void *context) {
     void *job = *(void **)((char *)context + sizeof(bolts_job_t));
     bolts_pool_block_free(context);
+    struct bolts_pool_slot *slot = bolts__pool_tl_slot;
+    /* Relaxed, both: a hint for a stall report's task id (pool_report.c), read only while
+     * the monitor sees this job running; owner-written, on the slot's diagnostics line. */
+    if (slot != NULL) atomic_store_explicit(&slot->swift_job, job, memory_order_relaxed);
     run_swift_job(job, (swift_executor_ref){NULL, 0});
+    if (slot != NULL) atomic_store_explicit(&slot->swift_job, NULL, memory_order_relaxed);
+}
+
+/* The task id of a Swift job, for stall reports (pool_report.c): the runtime's
+ * `swift_task_getJobTaskId`, looked up on first use; 0 if it is absent. */
+BOLTS_HIDDEN uint64_t bolts__swift_job_task_id(void *job);
+
+typedef SWIFT_CC uint64_t (*job_task_id_fn)(void *job);
+static _Atomic(job_task_id_fn) job_task_id;
+static atomic_bool job_task_id_looked_up;
+
+uint64_t bolts__swift_job_task_id(void *job) {
+    /* Acquire: pairs with the release below, so the pointer read after it is the one stored. */
+    if (!atomic_load_explicit(&job_task_id_looked_up, memory_order_acquire)) {
+        /* Relaxed: racing first users store the same value. */
+        atomic_store_explicit(&job_task_id, (job_task_id_fn)dlsym(RTLD_DEFAULT, "swift_task_getJobTaskId"),
+                              memory_order_relaxed);
+        /* Release: publishes the pointer to the acquire above. */
+        atomic_store_explicit(&job_task_id_looked_up, true, memory_order_release);
+    }
+    /* Relaxed: ordered by the acquire above. */
+    job_task_id_fn fn = atomic_load_explicit(&job_task_id, memory_order_relaxed);
+    return fn != NULL ? fn(job) : 0;
 }
 
 static void submit(bolts_pool_t *pool, void *swift_job) {

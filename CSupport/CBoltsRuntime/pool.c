@@ -4,7 +4,8 @@
  * pool_steal.c (where a worker finds its next job), pool_worker.c (the worker loop),
  * pool_spin.c (the idle spin), pool_park.c (parking and waking), pool_submit.c (submission
  * and backpressure), pool_compensate.c (blocked workers, I6), pool_monitor.c (blocked
- * workers the pool cannot see, I12), pool_hop.c (hops), pool_serial.c (serial executors)
+ * workers the pool cannot see, I12), pool_report.c (its stall reports and the snapshot),
+ * pool_hop.c (hops), pool_serial.c (serial executors)
  * and pool_blocks.c (job blocks). The invariants (I1-I12) and the synchronization table are
  * at the top of include/bolts_pool.h, the tunable constants in include/bolts_tuning.h;
  * comments cite them. liburcu is used only for its wait-free concurrent queue
@@ -34,6 +35,7 @@ uint32_t bolts_cpu_count(void) {
 }
 
 static void pool_free(bolts_pool_t *pool) {
+    bolts__stall_reports_free(pool);
     pthread_mutex_destroy(&pool->spawn_lock);
     free(pool->parked);
     free(pool->slots);
@@ -156,15 +158,13 @@ void bolts_pool_release(bolts_pool_t *pool) {
 void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out) {
     bolts_pool_t *p = (bolts_pool_t *)pool; /* relaxed loads only; C11 wants non-const */
     memset(out, 0, sizeof *out);
-    job_totals(p, &out->submitted, &out->executed);
+    job_totals(p, &out->submitted, &out->executed, &out->stolen, &out->parks);
     /* Relaxed, every load here: a snapshot of statistics, not a consistent cut. The
      * acquire pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
     uint32_t active = 0;
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &p->slots[i];
-        out->stolen += atomic_load_explicit(&slot->stolen, memory_order_relaxed);
-        out->parks += atomic_load_explicit(&slot->parks, memory_order_relaxed);
         if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE) active++;
         if (atomic_load_explicit(&slot->stalled, memory_order_relaxed) != 0) out->stalled++;
     }
@@ -172,6 +172,9 @@ void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out)
     out->backpressure_yields = atomic_load_explicit(&p->yields, memory_order_relaxed);
     out->compensations = atomic_load_explicit(&p->compensations, memory_order_relaxed);
     out->stalls = atomic_load_explicit(&p->stalls, memory_order_relaxed);
+    out->stall_reports_dropped = atomic_load_explicit(&p->reports_dropped, memory_order_relaxed);
+    out->spares_exited = atomic_load_explicit(&p->spares_exited, memory_order_relaxed);
+    out->growth_refused = atomic_load_explicit(&p->growth_refused, memory_order_relaxed);
     out->queue_depth = out->submitted > out->executed ? out->submitted - out->executed : 0;
     out->threads = atomic_load_explicit(&p->live_threads, memory_order_relaxed);
     int unblocked = atomic_load_explicit(&p->unblocked, memory_order_relaxed);

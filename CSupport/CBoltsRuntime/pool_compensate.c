@@ -2,7 +2,8 @@
  * (`bolts_task_wait`) leaves the count of unblocked workers, and below N a spare thread is
  * woken or a new one started. The monitor (pool_monitor.c, I12) brings threads in through
  * the same `bolts__pool_add_worker` for workers blocked where the pool cannot see.
- * Retiring a thread that is no longer needed is idle-side work: pool_park.c. The invariants
+ * Retiring a thread that is no longer needed, and a spare's exit after its idle spell, are
+ * idle-side work: pool_park.c. The invariants
  * are in include/bolts_pool.h.
  */
 #define _GNU_SOURCE
@@ -14,12 +15,38 @@
 /* Nesting of blocking waits on this worker (only the outermost counts). */
 static _Thread_local uint32_t tl_block_depth;
 
+/* Counts `slot` (FREE, past N) in service before its thread starts: ACTIVE, unblocked and
+ * alive. Under spawn_lock. `undo_extra` takes it back if the thread cannot be started. */
+static void start_extra(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
+    /* Relaxed, these four: published to the new thread by pthread_create and to scanners
+     * by the caller's hwm release (a slot past hwm) or by the scanners' own acquire load
+     * of hwm (a slot below it, whose fields a FREE state leaves alone); the counts need no
+     * order of their own (I6), and a new reference is taken by a holder of one. */
+    atomic_store_explicit(&slot->state, SLOT_ACTIVE, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+}
+
+static void undo_extra(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
+    /* Relaxed, these four: undo the counts; nobody saw the thread. The slot stays FREE
+     * with an empty queue. */
+    atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_relaxed);
+    fprintf(stderr, "bolts: pool '%s' could not start a compensating worker\n", pool->name);
+}
+
 /* Brings one more thread into service because a worker blocked (I6): a spare if there
- * is one, else a new thread in a fresh slot. */
-void bolts__pool_add_worker(bolts_pool_t *pool) {
+ * is one, else a new thread in the lowest FREE slot past N (one whose spare exited after
+ * its idle spell, below hwm), else in a fresh slot at hwm. Returns whether a thread came
+ * in. */
+bool bolts__pool_add_worker(bolts_pool_t *pool) {
     pthread_mutex_lock(&pool->spawn_lock);
     /* Relaxed: hwm is only written under spawn_lock, which we hold. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_relaxed);
+    struct bolts_pool_slot *hole = NULL;
     for (uint32_t i = pool->target; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         unsigned expected = SLOT_SPARE;
@@ -33,8 +60,22 @@ void bolts__pool_add_worker(bolts_pool_t *pool) {
             atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed);
             wake_slot(slot);
             pthread_mutex_unlock(&pool->spawn_lock);
-            return;
+            return true;
         }
+        /* Only a spare leaves SPARE without spawn_lock (for FREE, see `bolts__pool_spare_wait`),
+         * and a FREE slot is made ACTIVE only here. */
+        if (hole == NULL && expected == SLOT_FREE) hole = slot;
+    }
+    if (hole != NULL) {
+        start_extra(pool, hole);
+        bool started = bolts__pool_start_thread(pool, hole) == 0;
+        if (started) {
+            atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed); /* a statistic */
+        } else {
+            undo_extra(pool, hole);
+        }
+        pthread_mutex_unlock(&pool->spawn_lock);
+        return started;
     }
     if (hwm >= pool->capacity) {
         /* Relaxed: warn once; an idempotent flag. */
@@ -43,31 +84,21 @@ void bolts__pool_add_worker(bolts_pool_t *pool) {
                     pool->capacity);
         }
         pthread_mutex_unlock(&pool->spawn_lock);
-        return;
+        return false;
     }
     struct bolts_pool_slot *slot = &pool->slots[hwm];
-    /* Relaxed, these four: published to the new thread by pthread_create and to scanners
-     * by the hwm release below; the counts need no order of their own (I6), and a new
-     * reference is taken by a holder of one (this worker's thread). */
-    atomic_store_explicit(&slot->state, SLOT_ACTIVE, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pool->unblocked, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pool->live_threads, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&pool->refs, 1, memory_order_relaxed);
+    start_extra(pool, slot);
     /* Seq_cst: releases the slot to the acquire loads of hwm in scans, and is in the total
      * order that the monitor's fence reads it in (I12). */
     atomic_store_explicit(&pool->hwm, hwm + 1, memory_order_seq_cst);
-    if (bolts__pool_start_thread(pool, slot) != 0) {
-        /* Relaxed, these four: undo the counts; nobody saw the thread. The slot stays in
-         * [0, hwm) with an empty queue. */
-        atomic_store_explicit(&slot->state, SLOT_FREE, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&pool->live_threads, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&pool->refs, 1, memory_order_relaxed);
-        fprintf(stderr, "bolts: pool '%s' could not start a compensating worker\n", pool->name);
-    } else {
+    bool started = bolts__pool_start_thread(pool, slot) == 0;
+    if (started) {
         atomic_fetch_add_explicit(&pool->compensations, 1, memory_order_relaxed); /* a statistic */
+    } else {
+        undo_extra(pool, slot); /* the slot stays in [0, hwm), FREE, with an empty queue */
     }
     pthread_mutex_unlock(&pool->spawn_lock);
+    return started;
 }
 
 /* ---------------------------------------------------------------------------------- */

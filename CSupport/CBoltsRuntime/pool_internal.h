@@ -87,6 +87,23 @@ struct bolts_pool_slot {
     uint32_t victim; /* the slot of the last job this worker stole; the owner's alone */
     uint32_t index;
     struct bolts_pool *pool;
+    /* Diagnostics (I12's reports, `bolts_pool_snapshot`), on a line of their own: written
+     * by the thread at its start, by the monitor when it first sees a job and when it marks
+     * one, and by the worker at the end of a marked job; never on an unmarked job's path
+     * but for `swift_job`. */
+    /* The thread's stack bounds, for a capture of its frames; 0 until it has started. */
+    _Alignas(BOLTS_CACHE_LINE) _Atomic uintptr_t stack_low;
+    _Atomic uintptr_t stack_high;
+    /* The monitor's estimate of when the job it last saw running began (bolts__now_ns),
+     * and that job's `started` count: the midpoint between the look that first saw it and
+     * the look before. */
+    _Atomic int64_t job_since;
+    _Atomic uint64_t job_seen;
+    /* The Swift Concurrency job that the worker last began (concurrency.c), for its task's
+     * id in a report; a hint read only while `started` shows the same job still running. */
+    _Atomic(void *) swift_job;
+    /* 1 while a found report of the current mark awaits its ended report. */
+    atomic_uint report_open;
 };
 
 struct bolts_pool {
@@ -115,6 +132,22 @@ struct bolts_pool {
      * (1 once the pool is CLOSED). */
     _Alignas(BOLTS_CACHE_LINE) atomic_uint monitor_asleep;
     atomic_uint monitor_stop;
+    /* When the monitor last looked (bolts__now_ns), for `bolts_pool_snapshot`. */
+    _Atomic int64_t last_look;
+    /* The stall reports (pool_stall_report.c): NULL until an observer is set. */
+    _Atomic(struct bolts_stall_reports *) reports;
+    _Atomic uint64_t reports_dropped; /* reports not delivered: over the rate, or the ring full */
+    _Atomic uint64_t spares_exited;   /* spares that exited after BOLTS_POOL_SPARE_IDLE_NS */
+    _Atomic uint64_t growth_refused;  /* marks the growth rule left uncompensated (I12) */
+    /* The counters of slots past hwm, folded in when hwm shrank (`bolts__pool_spare_wait`),
+     * so that the sums stay monotonic: jobs queued to them, run by them, stolen by them,
+     * and their parks. Written under spawn_lock inside a write of `stats_gen`, a sequence
+     * lock: odd while a fold is under way; readers retry when it moved (`job_totals`). */
+    atomic_uint stats_gen;
+    _Atomic uint64_t retired_submitted;
+    _Atomic uint64_t retired_executed;
+    _Atomic uint64_t retired_stolen;
+    _Atomic uint64_t retired_parks;
     _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
     struct bolts_pool_slot *slots;
 };
@@ -159,7 +192,32 @@ static inline bool bolts__pool_jobs_queued(struct bolts_pool *pool) {
 /* Brings one more thread into service because a worker blocked (I6, I12): a spare if
  * there is one, else a new thread in a fresh slot, up to the pool's capacity.
  * pool_compensate.c. */
-BOLTS_HIDDEN void bolts__pool_add_worker(struct bolts_pool *pool);
+BOLTS_HIDDEN bool bolts__pool_add_worker(struct bolts_pool *pool);
+
+/* Extra threads (slots past N) that are ACTIVE now. Relaxed loads: a count for the
+ * monitor's growth rule (I12), which needs no exact value. */
+static inline uint32_t bolts__pool_extra_active(struct bolts_pool *pool) {
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    uint32_t n = 0;
+    for (uint32_t i = pool->target; i < hwm; i++) {
+        n += atomic_load_explicit(&pool->slots[i].state, memory_order_relaxed) == SLOT_ACTIVE;
+    }
+    return n;
+}
+
+/* Stall reports (I12), pool_report.c: the monitor's report of a worker it just
+ * marked, and the report of that mark's end (by whichever of the worker and the monitor
+ * undid it). Both return at once when no observer is set; the found report captures the
+ * blocked thread (diagnostics.c) and is rate-limited. `bolts__stall_reports_free` ends the
+ * reporter thread; pool.c calls it when the pool is freed. */
+BOLTS_HIDDEN void bolts__stall_report_found(struct bolts_pool *pool, struct bolts_pool_slot *slot, int64_t now,
+                                            uint32_t queued);
+BOLTS_HIDDEN void bolts__stall_report_ended(struct bolts_pool *pool, struct bolts_pool_slot *slot);
+BOLTS_HIDDEN void bolts__stall_reports_free(struct bolts_pool *pool);
+
+/* Writes the name of `slot`'s thread ("<pool name, 8 bytes>-<index>") into `name` (16 bytes). */
+BOLTS_HIDDEN void bolts__pool_thread_name(const struct bolts_pool *pool, uint32_t index, char name[16]);
 
 /* Drops a reference to the pool; the last one frees it. pool.c. */
 BOLTS_HIDDEN void bolts__pool_unref(struct bolts_pool *pool);
@@ -297,21 +355,59 @@ static inline bool any_work(bolts_pool_t *pool, struct bolts_pool_slot *self) {
 }
 
 /* Jobs accepted, and jobs run (by workers, or by sweepers after shutdown), summed over
- * the slots: what the metrics report and what backpressure compares. */
-static inline void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *executed) {
+ * the slots and the folded counts of retired ones: what the metrics report and what
+ * backpressure compares. With `stolen` and `parks` (may be NULL), the same for those. */
+static inline void job_totals(bolts_pool_t *pool, uint64_t *submitted, uint64_t *executed, uint64_t *stolen,
+                              uint64_t *parks) {
+    for (;;) {
+        /* Acquire: pairs with the release that ends a fold, so a reader that saw it sees
+         * the fold's stores (the sequence lock's read side). */
+        unsigned gen = atomic_load_explicit(&pool->stats_gen, memory_order_acquire);
+        /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+        uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+        uint64_t in = 0, out = 0, st = 0, pk = 0;
+        /* Relaxed, every load below: statistics; a snapshot, not a consistent cut. */
+        for (uint32_t i = 0; i < hwm; i++) {
+            in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed) +
+                  atomic_load_explicit(&pool->slots[i].own_submitted, memory_order_relaxed);
+            out += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
+            if (stolen != NULL) {
+                st += atomic_load_explicit(&pool->slots[i].stolen, memory_order_relaxed);
+                pk += atomic_load_explicit(&pool->slots[i].parks, memory_order_relaxed);
+            }
+        }
+        out += atomic_load_explicit(&pool->swept, memory_order_relaxed);
+        in += atomic_load_explicit(&pool->retired_submitted, memory_order_relaxed);
+        out += atomic_load_explicit(&pool->retired_executed, memory_order_relaxed);
+        st += atomic_load_explicit(&pool->retired_stolen, memory_order_relaxed);
+        pk += atomic_load_explicit(&pool->retired_parks, memory_order_relaxed);
+        /* Acquire fence: orders the loads above before the re-read of the generation, so a
+         * fold that overlapped them is seen (the sequence lock's read side). */
+        atomic_thread_fence(memory_order_acquire);
+        /* Relaxed: ordered by the fence above. */
+        if ((gen & 1) != 0 || atomic_load_explicit(&pool->stats_gen, memory_order_relaxed) != gen) continue;
+        *submitted = in;
+        *executed = out;
+        if (stolen != NULL) {
+            *stolen = st;
+            *parks = pk;
+        }
+        return;
+    }
+}
+
+/* Jobs accepted and not yet begun: submitted less run, less those running now. Relaxed
+ * loads (a statistic, not a consistent cut); for reports and snapshots, never a job's path. */
+static inline uint64_t bolts__pool_jobs_waiting(struct bolts_pool *pool) {
+    uint64_t submitted, executed, running = 0;
+    job_totals(pool, &submitted, &executed, NULL, NULL);
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
-    uint64_t in = 0, out = 0;
     for (uint32_t i = 0; i < hwm; i++) {
-        /* Relaxed, both: statistics; a snapshot, not a consistent cut. */
-        in += atomic_load_explicit(&pool->slots[i].submitted, memory_order_relaxed) +
-              atomic_load_explicit(&pool->slots[i].own_submitted, memory_order_relaxed);
-        out += atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
+        running += atomic_load_explicit(&pool->slots[i].started, memory_order_relaxed) !=
+                   atomic_load_explicit(&pool->slots[i].executed, memory_order_relaxed);
     }
-    /* Relaxed: a statistic. */
-    out += atomic_load_explicit(&pool->swept, memory_order_relaxed);
-    *submitted = in;
-    *executed = out;
+    return submitted > executed + running ? submitted - executed - running : 0;
 }
 
 #endif

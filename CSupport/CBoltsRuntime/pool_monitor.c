@@ -20,16 +20,44 @@
  * a wait it can see. The worker puts itself back when its job ends (`bolts__pool_stall_over`);
  * the compensating thread then retires at its next idle scan (I6).
  *
- * When it looks. Every BOLTS_POOL_BLOCKED_NS / 2 while some worker is in a job it was in at
- * the previous look, so a block is caught between BOLTS_POOL_BLOCKED_NS and twice that
- * after it began. While no job outlasts a tick, the interval doubles up to
- * BOLTS_POOL_MONITOR_QUIET_NS, so a pool whose jobs are short (a server that never blocks)
- * pays one wake-up of this thread per that interval, and a first block after such a lull is
- * caught within two of them. While every worker is parked the monitor sleeps until one
- * leaves its park (`bolts__pool_monitor_resume`), so an idle pool pays nothing at all.
- * A thread's CPU clock is read only for a job seen on two looks (its state only when the
- * clock says it mostly did not run), and a job found computing is looked at again after
- * twice as long each time, up to the quiet interval.
+ * When it looks. A job first seen at a look owes no prompt look: a job that outlasts the
+ * tick is seen at the next one. A job seen on two looks is then looked at BOLTS_POOL_BLOCKED_NS / 2
+ * apart until the verdict, so a block is caught between BOLTS_POOL_BLOCKED_NS and that plus
+ * one tick after it began. Once a verdict is in, the job owes nothing more: a marked job
+ * is left alone until it ends, one found computing is looked at again after twice as long
+ * each time, up to BOLTS_POOL_MONITOR_QUIET_NS, and so is one found asleep with nothing
+ * queued behind it. The tick is the time to the earliest look owed, and doubles up to
+ * BOLTS_POOL_MONITOR_QUIET_NS while none is: a pool whose jobs are short (a server that
+ * never blocks) pays one wake-up of this thread per that interval, a job that blocks for
+ * seconds the same once it is marked, and a first block after such a lull is caught within
+ * two of them. While every worker is parked the monitor sleeps until one leaves its park
+ * (`bolts__pool_monitor_resume`), so an idle pool pays nothing at all. A thread's CPU
+ * clock is read only for a job seen on two looks (its state only when the clock says it
+ * mostly did not run).
+ *
+ * How far it grows. A worker blocked on a lock that another blocked worker holds (a convoy)
+ * looks like any other blocked worker, and every thread brought in for it joins the queue
+ * for the lock. So the monitor brings in threads only while they raise the rate at which
+ * jobs complete, judged over windows, as .NET's thread pool does. From a mark while none
+ * was marked (an episode's start), up to BOLTS_POOL_GROWTH_FREE extra threads may be ACTIVE.
+ * At the end of each window (twice the hold of the last marked job seen to end, between
+ * BOLTS_POOL_GROWTH_WINDOW_NS and BOLTS_POOL_GROWTH_WINDOW_MAX_NS, so that a thread brought
+ * in at its start has completed jobs by its end, and holding BOLTS_POOL_GROWTH_MIN_JOBS
+ * completions unless it is at its longest), if that allowance was all in use, it is
+ * doubled; if the window after a doubling completed jobs at less than BOLTS_POOL_GROWTH_GAIN
+ * times the rate of the window before it, the allowance stops growing until the episode
+ * ends (a look finds no worker marked). So a convoy costs at most 2 * BOLTS_POOL_GROWTH_FREE
+ * extra threads, and independent blocks get as many as help, doubling once per window up
+ * to BOLTS_POOL_MAX_EXTRA_THREADS. Marks the allowance leaves uncompensated still count
+ * the worker as blocked (the accounting is the same), and are compensated once it grows.
+ * Waits the pool sees (I6) are always compensated: a thread waiting on a task could
+ * otherwise wait for a job that only that thread would run.
+ *
+ * What the pool says. Each mark makes a report (pool_stall_report.c): the thread's
+ * system call and stack, captured here without stopping it (diagnostics.c), and, when the
+ * mark is undone, a report of how long the job held its worker in all. A job's start is
+ * known to within half a tick: the midpoint between the look that first saw it and the
+ * look before (the worker writes no clock of its own on a job's path).
  *
  * Why BOLTS_POOL_BLOCKED_NS is 1 ms. A server's requests take tens of microseconds to a few
  * milliseconds, and its latency goals are a few milliseconds at the 99th percentile: a
@@ -43,17 +71,31 @@
  *
  * What is modelled: Model/monitor.pml checks the accounting (every worker taken out of
  * `unblocked` by the monitor is put back exactly once, whether its job ends first, it
- * parks first, or it enters a wait of I6) and that the monitor cannot sleep while a worker
- * is stuck in a job with work queued behind it. */
+ * parks first, or it enters a wait of I6), that the I6 flag `blocked` is never left set
+ * by a mark, and that the monitor cannot sleep while a worker is stuck in a job with work
+ * queued behind it. */
 #define _GNU_SOURCE
 #include "pool_internal.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A doubling of the allowance counts as helping when the jobs' completion rate over the
+ * next window is at least this many times the rate over the window before it: extra
+ * threads that help raise it by about the share they add (double the extra threads, and
+ * an episode's rate rises by a third or more), and a lock convoy's stays flat within a
+ * few per cent. */
+#define BOLTS_POOL_GROWTH_GAIN 1.15
+
+/* A window ends only once this many jobs completed in it (or at its longest): a count of
+ * a few jobs moves by one job in five from noise alone, more than the gain above; forty
+ * resolve it. */
+#define BOLTS_POOL_GROWTH_MIN_JOBS 40
 
 /* What the monitor knows of one slot's worker; the monitor thread's alone. */
 struct sighting {
@@ -62,6 +104,28 @@ struct sighting {
     int64_t probed_at;  /* when its CPU time was read in that job; 0: not yet */
     int64_t cpu;        /* that CPU time, ns */
     int64_t next_probe; /* when to read them again (later each time the job computes) */
+    int64_t idle_wait;  /* asleep with no job queued: how long until the next look at it */
+    bool marked;        /* the monitor marked it in that job */
+};
+
+/* The growth rule's state (see "How far it grows" above); the monitor thread's alone. */
+struct growth {
+    bool episode;         /* some worker is marked */
+    bool probing;         /* the allowance was doubled at the window's start */
+    bool settled;         /* a doubling did not raise the rate: no more this episode */
+    uint32_t allowance;   /* extra threads the monitor may have ACTIVE now */
+    int64_t window_start; /* bolts__now_ns */
+    uint64_t window_done; /* jobs completed when the window began */
+    double rate_before;   /* jobs per second over the window before the doubling */
+    int64_t hold;         /* a marked job's usual hold: the last one seen to end, ns */
+};
+
+/* What one look found, for the monitor's loop. */
+struct look {
+    int64_t due;   /* the earliest time a job needs another look; INT64_MAX: none does */
+    uint64_t done; /* jobs the workers have completed */
+    bool marked;   /* some worker is marked */
+    int64_t hold;  /* how long a marked job that this look found ended had held its worker; 0: none */
 };
 
 /* Nanoseconds the thread `tid` of this process has run on a CPU, or -1 if it cannot be
@@ -96,36 +160,97 @@ static bool asleep(int tid) {
     return end[2] == 'S' || end[2] == 'D';
 }
 
-/* Counts `slot`'s worker as blocked in its job (I12) and compensates as I6 does. */
-static void stall(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
+/* Counts `slot`'s worker as blocked in its job (I12); `top_up` then compensates as I6
+ * does, within the growth rule. `blocked` is left alone: it is the I6 wait's flag, which
+ * only the worker writes (a mark written there could land after the worker had cleared it
+ * at its job's end, and stay set for good: the monitor would then take every later block
+ * of that worker for an I6 wait and never compensate it). */
+static void stall(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now, uint32_t queued) {
     /* Relaxed: the monitor alone sets the flag; the worker's exchange in
      * `bolts__pool_stall_over` (or the monitor's own) alone decides who clears it, and the
      * count below is a count (I6), ordered by nothing else. */
     atomic_store_explicit(&slot->stalled, 1, memory_order_relaxed);
-    /* Relaxed: a hint for the restraint (I11), as in `bolts__pool_blocking_begin`. */
-    atomic_store_explicit(&slot->blocked, true, memory_order_relaxed);
     /* Relaxed, both: a statistic, and a count whose RMW result alone decides (I6). */
     atomic_fetch_add_explicit(&pool->stalls, 1, memory_order_relaxed);
-    int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
-    if (left < (int)pool->target) bolts__pool_add_worker(pool);
+    atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
+    bolts__stall_report_found(pool, slot, now, queued);
 }
 
 void bolts__pool_stall_over(struct bolts_pool_slot *slot) {
     /* Relaxed: the exchange's atomicity alone makes exactly one of the worker and the
      * monitor put the worker back; nothing is published through it. */
     if (atomic_exchange_explicit(&slot->stalled, 0, memory_order_relaxed) == 0) return;
-    /* Relaxed, both: a hint (I11) and a count (I6). */
-    atomic_store_explicit(&slot->blocked, false, memory_order_relaxed);
+    /* Relaxed: a count (I6). */
     atomic_fetch_add_explicit(&slot->pool->unblocked, 1, memory_order_relaxed);
+    bolts__stall_report_ended(slot->pool, slot);
 }
 
-/* Looks at every worker once (see the top of this file). Returns whether one was in the
- * job it was in at the previous look: the monitor then keeps looking every tick. */
-static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
-    bool long_job = false;
+/* Brings in threads for the workers counted as blocked (`unblocked` below N), as I6 does,
+ * while the growth rule allows more extra threads and jobs are queued. */
+static void top_up(bolts_pool_t *pool, struct growth *g) {
+    /* Relaxed: a count whose value, not its order, decides (I6). */
+    while (atomic_load_explicit(&pool->unblocked, memory_order_relaxed) < (int)pool->target) {
+        if (bolts__pool_extra_active(pool) >= g->allowance) {
+            /* Relaxed: a statistic. */
+            atomic_fetch_add_explicit(&pool->growth_refused, 1, memory_order_relaxed);
+            return;
+        }
+        if (!bolts__pool_jobs_queued(pool) || !bolts__pool_add_worker(pool)) return;
+    }
+}
+
+/* The growth rule (see the top of this file), once per look while an episode lasts:
+ * from what the look `found`: the jobs completed, whether any worker is marked, and the
+ * hold of a marked job that ended. */
+static void judge_growth(bolts_pool_t *pool, struct growth *g, int64_t now, const struct look *found) {
+    uint64_t done = found->done;
+    if (found->hold > 0) g->hold = found->hold;
+    if (!found->marked) {
+        g->episode = false;
+        return;
+    }
+    if (!g->episode) {
+        *g = (struct growth){.episode = true, .allowance = BOLTS_POOL_GROWTH_FREE, .window_start = now,
+                             .window_done = done, .hold = g->hold};
+        return;
+    }
+    int64_t window = 2 * g->hold;
+    if (window < BOLTS_POOL_GROWTH_WINDOW_NS) window = BOLTS_POOL_GROWTH_WINDOW_NS;
+    if (window > BOLTS_POOL_GROWTH_WINDOW_MAX_NS) window = BOLTS_POOL_GROWTH_WINDOW_MAX_NS;
+    if (now - g->window_start < window) return;
+    /* Enough completions for the rate to resolve the gain, unless the window is at its
+     * longest. */
+    if (done - g->window_done < BOLTS_POOL_GROWTH_MIN_JOBS && now - g->window_start < BOLTS_POOL_GROWTH_WINDOW_MAX_NS) {
+        return;
+    }
+    double rate = (double)(done - g->window_done) * 1e9 / (double)(now - g->window_start);
+    bool wanted = bolts__pool_extra_active(pool) >= g->allowance; /* the allowance bound */
+    if (g->probing) {
+        g->probing = false;
+        if (rate < g->rate_before * BOLTS_POOL_GROWTH_GAIN) {
+            g->settled = true;
+        } else if (wanted && g->allowance < BOLTS_POOL_MAX_EXTRA_THREADS) {
+            g->allowance *= 2;
+            g->probing = true;
+        }
+    } else if (!g->settled && wanted && g->allowance < BOLTS_POOL_MAX_EXTRA_THREADS) {
+        g->allowance *= 2;
+        g->probing = true;
+    }
+    g->rate_before = rate;
+    g->window_start = now;
+    g->window_done = done;
+}
+
+/* Looks at every worker once (see the top of this file). `previous` is when the monitor
+ * last looked, or woke from its sleep: a job first seen now began after it. */
+static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, int64_t previous) {
+    struct look found = {.due = INT64_MAX};
     int queued = -1; /* bolts__pool_jobs_queued, read once per look when needed */
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    /* Relaxed: a hint for `bolts_pool_snapshot`. */
+    atomic_store_explicit(&pool->last_look, now, memory_order_relaxed);
     for (uint32_t i = 0; i < hwm; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         struct sighting *s = &seen[i];
@@ -133,26 +258,42 @@ static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
          * rests on the exchanges of `stalled` alone. */
         uint64_t started = atomic_load_explicit(&slot->started, memory_order_relaxed);
         uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
+        found.done += executed;
         bool in_job = started != executed &&
                       atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE &&
                       !bolts__pool_owner_parked(pool, slot);
+        bool marked = atomic_load_explicit(&slot->stalled, memory_order_relaxed) != 0;
+        if (s->marked && (!in_job || s->job != started)) {
+            s->marked = false;
+            found.hold = now - s->since;
+        }
         if (!in_job) {
             s->job = 0;
             /* Marked after it had checked at its job's end: put it back now. */
-            if (atomic_load_explicit(&slot->stalled, memory_order_relaxed) != 0) bolts__pool_stall_over(slot);
+            if (marked) bolts__pool_stall_over(slot);
             continue;
         }
         if (s->job != started) {
             s->job = started;
-            s->since = now;
+            s->since = previous + (now - previous) / 2;
             s->probed_at = 0;
             s->next_probe = now;
+            s->idle_wait = BOLTS_POOL_BLOCKED_NS / 2;
+            /* Relaxed, both: hints for reports and snapshots, read with the job's count. */
+            atomic_store_explicit(&slot->job_since, s->since, memory_order_relaxed);
+            atomic_store_explicit(&slot->job_seen, started, memory_order_relaxed);
+            continue; /* no look owed: a job that outlasts the tick is seen at the next */
+        }
+        if (marked) {
+            found.marked = true;
+            continue; /* counted (I12): nothing to look at until it ends */
+        }
+        /* Relaxed: the I6 wait's flag, a hint here; that wait compensates by itself. */
+        if (atomic_load_explicit(&slot->blocked, memory_order_relaxed)) continue;
+        if (now < s->next_probe) {
+            if (s->next_probe < found.due) found.due = s->next_probe;
             continue;
         }
-        long_job = true;
-        if (atomic_load_explicit(&slot->stalled, memory_order_relaxed) != 0) continue; /* counted (I12) */
-        if (atomic_load_explicit(&slot->blocked, memory_order_relaxed)) continue;      /* a wait of I6 */
-        if (now < s->next_probe) continue;
         /* Acquire: pairs with the worker's release of its id at its start. */
         int tid = atomic_load_explicit(&slot->tid, memory_order_acquire);
         int64_t cpu = tid != 0 ? cpu_ns(tid) : -1;
@@ -160,6 +301,8 @@ static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
         if (s->probed_at == 0) {
             s->probed_at = now;
             s->cpu = cpu;
+            s->next_probe = now + BOLTS_POOL_BLOCKED_NS / 2;
+            if (s->next_probe < found.due) found.due = s->next_probe;
             continue;
         }
         int64_t window = now - s->probed_at;
@@ -169,13 +312,30 @@ static bool look(bolts_pool_t *pool, struct sighting *seen, int64_t now) {
             s->next_probe = now + wait;
             s->probed_at = now;
             s->cpu = cpu;
+            if (s->next_probe < found.due) found.due = s->next_probe;
             continue;
         }
-        if (now - s->since < BOLTS_POOL_BLOCKED_NS) continue;
+        if (now - s->since < BOLTS_POOL_BLOCKED_NS) {
+            s->next_probe = s->since + BOLTS_POOL_BLOCKED_NS;
+            if (s->next_probe < found.due) found.due = s->next_probe;
+            continue;
+        }
         if (queued < 0) queued = bolts__pool_jobs_queued(pool);
-        if (queued) stall(pool, slot);
+        if (queued) {
+            uint64_t waiting = bolts__pool_jobs_waiting(pool);
+            stall(pool, slot, now, waiting > UINT32_MAX ? UINT32_MAX : (uint32_t)waiting);
+            s->marked = true;
+            found.marked = true;
+            continue;
+        }
+        /* Asleep with nothing queued behind it: nobody waits for it yet. Look again after
+         * twice as long each time, up to the quiet interval, so that a job queued later
+         * is found within one of them; keep the CPU baseline (the window grows). */
+        s->next_probe = now + s->idle_wait;
+        s->idle_wait = s->idle_wait * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? s->idle_wait * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
+        if (s->next_probe < found.due) found.due = s->next_probe;
     }
-    return long_job;
+    return found;
 }
 
 /* Sleeps while every active worker is parked, until one leaves its park or the pool
@@ -220,11 +380,21 @@ void bolts__pool_monitor_close(bolts_pool_t *pool) {
 static void *monitor_main(void *arg) {
     bolts_pool_t *pool = arg;
     struct sighting *seen = calloc(pool->capacity, sizeof *seen);
+    struct growth growth = {.allowance = BOLTS_POOL_GROWTH_FREE};
     int64_t tick = BOLTS_POOL_BLOCKED_NS / 2;
+    int64_t previous = bolts__now_ns();
     /* Acquire: pairs with the release in `bolts__pool_monitor_close`. */
     while (seen != NULL && atomic_load_explicit(&pool->monitor_stop, memory_order_acquire) == 0) {
-        if (look(pool, seen, bolts__now_ns())) {
-            tick = BOLTS_POOL_BLOCKED_NS / 2;
+        int64_t now = bolts__now_ns();
+        struct look found = look(pool, seen, now, previous);
+        previous = now;
+        judge_growth(pool, &growth, now, &found);
+        if (found.marked) top_up(pool, &growth);
+        if (found.due != INT64_MAX) {
+            /* A job needs another look: at its time, no sooner than half the bound. */
+            tick = found.due - now;
+            if (tick < BOLTS_POOL_BLOCKED_NS / 2) tick = BOLTS_POOL_BLOCKED_NS / 2;
+            if (tick > BOLTS_POOL_MONITOR_QUIET_NS) tick = BOLTS_POOL_MONITOR_QUIET_NS;
         } else if (tick < BOLTS_POOL_MONITOR_QUIET_NS) {
             tick = tick * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? tick * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
         }
@@ -232,9 +402,11 @@ static void *monitor_main(void *arg) {
             /* One more look first: a mark made in the look above on a job that had just
              * ended (after its worker's own check) is undone now that its worker is parked,
              * rather than left until the monitor wakes again, with an extra thread ACTIVE. */
-            look(pool, seen, bolts__now_ns());
+            found = look(pool, seen, bolts__now_ns(), previous);
+            judge_growth(pool, &growth, bolts__now_ns(), &found);
             sleep_while_parked(pool);
             tick = BOLTS_POOL_BLOCKED_NS / 2;
+            previous = bolts__now_ns();
             continue;
         }
         bolts__futex_wait(&pool->monitor_stop, 0, tick);

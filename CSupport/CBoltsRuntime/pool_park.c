@@ -1,11 +1,16 @@
 /* Where an idle worker sleeps and what wakes it: parking on its slot's futex word (I3, I4),
- * retiring to a spare when it is a compensating thread no longer needed (I6), and the
+ * retiring to a spare when it is a compensating thread no longer needed (I6), a spare's
+ * exit after an idle spell with the scan range shrinking behind it, and the
  * closing of a draining pool by the last worker to go idle (I7). The wake-ups that producers
  * issue (`wake_slot`, `wake_one`, `notify`) are inline in pool_internal.h: a submission calls
  * them. The invariants are in include/bolts_pool.h.
  */
 #define _GNU_SOURCE
 #include "pool_internal.h"
+
+#include <urcu/wfcqueue.h>
+
+#include <pthread.h>
 
 static void wait_for_wake(struct bolts_pool_slot *slot) {
     /* Acquire: pairs with the release in `wake_slot`. */
@@ -158,16 +163,83 @@ bool bolts__pool_try_retire(bolts_pool_t *pool, struct bolts_pool_slot *self) {
     return false;
 }
 
-/* A spare sleeps until `bolts__pool_add_worker` activates it (true) or the pool closes (false).
- * Only those two set a spare's `wake` (shutdown's first pass wakes parked workers, not
- * spares), so one wake-up is always decisive. */
+/* Lowers hwm past the FREE slots at its top (their threads have exited), down to N, and
+ * folds their counters into the pool's retired counts, so that every scan of [0, hwm)
+ * (the parking check, the searchers, the monitor, submissions' backpressure) costs again
+ * what it cost before the burst that raised it. A FREE slot's queue is empty: only its
+ * own worker submits to it (outside submissions go to slots below N), and a worker
+ * retires to a spare only after finding its queue empty. Under spawn_lock, which
+ * orders it with `bolts__pool_add_worker`, the only other writer of hwm. */
+static void shrink_range(bolts_pool_t *pool) {
+    /* Relaxed: hwm is only written under spawn_lock, which the caller holds. */
+    uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_relaxed);
+    uint32_t top = hwm;
+    /* Acquire: pairs with the exiting spare's acq_rel CAS to FREE; its last writes to the
+     * slot's counters are then visible. */
+    while (top > pool->target &&
+           atomic_load_explicit(&pool->slots[top - 1].state, memory_order_acquire) == SLOT_FREE &&
+           cds_wfcq_empty(&pool->slots[top - 1].head, &pool->slots[top - 1].tail)) {
+        top--;
+    }
+    if (top == hwm) return;
+    /* The sequence lock's write side: the odd generation (relaxed), then a release fence, so
+     * that a reader that sees any store below also sees the odd generation. */
+    unsigned gen = atomic_load_explicit(&pool->stats_gen, memory_order_relaxed);
+    atomic_store_explicit(&pool->stats_gen, gen + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (uint32_t i = top; i < hwm; i++) {
+        struct bolts_pool_slot *slot = &pool->slots[i];
+        /* Relaxed, these: statistics moved under the sequence lock; the slot has no thread,
+         * and a thread started in it later sees them through pthread_create. */
+        uint64_t in = atomic_exchange_explicit(&slot->submitted, 0, memory_order_relaxed) +
+                      atomic_exchange_explicit(&slot->own_submitted, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->retired_submitted, in, memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->retired_executed, atomic_exchange_explicit(&slot->executed, 0, memory_order_relaxed),
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->retired_stolen, atomic_exchange_explicit(&slot->stolen, 0, memory_order_relaxed),
+                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&pool->retired_parks, atomic_exchange_explicit(&slot->parks, 0, memory_order_relaxed),
+                                  memory_order_relaxed);
+        atomic_store_explicit(&slot->started, 0, memory_order_relaxed);
+        atomic_store_explicit(&slot->outside_stolen, 0, memory_order_relaxed);
+        atomic_store_explicit(&slot->outside_run, 0, memory_order_relaxed);
+    }
+    /* Seq_cst: as every hwm store (the monitor's fence reads it in the total order, I12);
+     * scanners that still read the old value look at slots that are FREE and empty. */
+    atomic_store_explicit(&pool->hwm, top, memory_order_seq_cst);
+    /* Release: ends the sequence lock's write (pairs with the readers' acquire load). */
+    atomic_store_explicit(&pool->stats_gen, gen + 2, memory_order_release);
+}
+
+/* A spare sleeps until `bolts__pool_add_worker` activates it (true), the pool closes
+ * (false), or BOLTS_POOL_SPARE_IDLE_NS pass with nobody needing it (false): its thread
+ * then exits, and the scan range shrinks past it if it was at the top. Only activation
+ * and the pool's closing set a spare's `wake` (shutdown's first pass wakes parked workers,
+ * not spares), and the state's CAS below decides any race between its exit and an
+ * activation. */
 bool bolts__pool_spare_wait(bolts_pool_t *pool, struct bolts_pool_slot *self) {
-    (void)pool;
-    wait_for_wake(self);
-    /* Acquire: pairs with the acq_rel CAS in `bolts__pool_add_worker` (wake_slot's release follows it). */
-    if (atomic_load_explicit(&self->state, memory_order_acquire) == SLOT_ACTIVE) return true;
+    bool woken = BOLTS_POOL_SPARE_IDLE_NS > 0 ? wait_for_wake_until(self, bolts__now_ns() + BOLTS_POOL_SPARE_IDLE_NS)
+                                              : (wait_for_wake(self), true);
+    /* Acquire: pairs with the seq_cst CAS in `bolts__pool_add_worker` (wake_slot's release follows it). */
+    if (atomic_load_explicit(&self->state, memory_order_acquire) == SLOT_ACTIVE) {
+        if (!woken) wait_for_wake(self); /* activated as the wait ran out: its wake is coming */
+        return true;
+    }
     unsigned expected = SLOT_SPARE;
-    /* Acq_rel: races an activation; if the activation wins, this thread works on. */
-    return !atomic_compare_exchange_strong_explicit(&self->state, &expected, SLOT_FREE, memory_order_acq_rel,
-                                                    memory_order_acquire);
+    /* Acq_rel: races an activation; if the activation wins, this thread works on (its
+     * wake is then coming, or came). Release: the exit's last counter writes reach
+     * `shrink_range`'s acquire load of FREE. */
+    if (!atomic_compare_exchange_strong_explicit(&self->state, &expected, SLOT_FREE, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        if (!woken) wait_for_wake(self);
+        return true;
+    }
+    if (!woken) {
+        /* Relaxed: a statistic. */
+        atomic_fetch_add_explicit(&pool->spares_exited, 1, memory_order_relaxed);
+        pthread_mutex_lock(&pool->spawn_lock);
+        shrink_range(pool);
+        pthread_mutex_unlock(&pool->spawn_lock);
+    }
+    return false;
 }

@@ -140,6 +140,7 @@ bool bolts__pool_restrain(bolts_pool_t *pool, struct bolts_pool_slot *self, stru
     if (BOLTS_POOL_RESTRAIN_NS == 0) return false; /* a build without the restraint */
     if (!atomic_load_explicit(&other->short_jobs, memory_order_relaxed)) return false;
     if (atomic_load_explicit(&other->blocked, memory_order_relaxed)) return false;
+    if (atomic_load_explicit(&other->stalled, memory_order_relaxed) != 0) return false; /* marked (I12) */
     if (bolts__pool_owner_parked(pool, other)) return false;
     if (atomic_load_explicit(&pool->state, memory_order_relaxed) != POOL_OPEN) return false;
     int64_t now = bolts__now_ns();

@@ -82,7 +82,7 @@ static uint32_t outside_slot(bolts_pool_t *pool) {
 /* Jobs accepted and not yet run (an estimate: see `job_totals`). */
 static uint64_t backlog(bolts_pool_t *pool) {
     uint64_t submitted, executed;
-    job_totals(pool, &submitted, &executed);
+    job_totals(pool, &submitted, &executed, NULL, NULL);
     return submitted > executed ? submitted - executed : 0;
 }
 

@@ -27,7 +27,7 @@ int bolts__pool_start_thread(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
     pthread_attr_destroy(&attr);
     if (rc == 0) {
         char name[16];
-        snprintf(name, sizeof name, "%.8s-%u", pool->name, slot->index);
+        bolts__pool_thread_name(pool, slot->index, name);
         pthread_setname_np(thread, name);
     }
     return rc;
@@ -93,8 +93,19 @@ static void *worker_main(void *arg) {
     struct bolts_pool_slot *self = arg;
     bolts_pool_t *pool = self->pool;
     bolts__pool_tl_slot = self;
-    /* Release: pairs with the monitor's acquire load; it reads this thread's CPU clock and
-     * state by this id (I12). */
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        void *low = NULL;
+        size_t size = 0;
+        if (pthread_attr_getstack(&attr, &low, &size) == 0) {
+            /* Relaxed, both: published by the release of the id below. */
+            atomic_store_explicit(&self->stack_low, (uintptr_t)low, memory_order_relaxed);
+            atomic_store_explicit(&self->stack_high, (uintptr_t)low + size, memory_order_relaxed);
+        }
+        pthread_attr_destroy(&attr);
+    }
+    /* Release: pairs with the monitor's acquire load; it reads this thread's CPU clock,
+     * state and stack by this id (I12). */
     atomic_store_explicit(&self->tid, (int)gettid(), memory_order_release);
     bolts__pool_monitor_resume(pool); /* a new thread is out of any park (I12) */
     bool searching = false;

@@ -40,11 +40,22 @@ extension ThreadPool {
         /// Of ``blocked``, the workers found blocked in a job where the pool cannot see the
         /// wait (see ``stalls``); each is counted again as running once its job ends.
         public var stalled: Int
+        /// Stall reports not delivered to the observer (``ThreadPool/observeStalls(_:)``):
+        /// over the rate limit, or made while its queue was full.
+        public var stallReportsDropped: UInt64
+        /// Extra threads that exited after waiting unused as spares for
+        /// `BOLTS_POOL_SPARE_IDLE_NS` (10 s).
+        public var sparesExited: UInt64
+        /// Times the pool left a blocked worker uncompensated because the extra threads it
+        /// had already brought in did not raise the rate at which jobs complete (a lock
+        /// convoy, say: see ``ThreadPool``).
+        public var growthRefused: UInt64
 
         /// One line with every counter.
         public var description: String {
             "submitted \(submitted), executed \(executed), stolen \(stolen), parks \(parks), rejected \(rejected), "
-                + "backpressure yields \(backpressureYields), compensations \(compensations), stalls \(stalls), queue depth \(queueDepth), threads \(threads), blocked \(blocked), stalled \(stalled)"
+                + "backpressure yields \(backpressureYields), compensations \(compensations), stalls \(stalls), queue depth \(queueDepth), threads \(threads), blocked \(blocked), stalled \(stalled), "
+                + "stall reports dropped \(stallReportsDropped), spares exited \(sparesExited), growth refused \(growthRefused)"
         }
     }
 
@@ -64,7 +75,10 @@ extension ThreadPool {
             queueDepth: raw.queue_depth,
             threads: Int(raw.threads),
             blocked: Int(raw.blocked),
-            stalled: Int(raw.stalled)
+            stalled: Int(raw.stalled),
+            stallReportsDropped: raw.stall_reports_dropped,
+            sparesExited: raw.spares_exited,
+            growthRefused: raw.growth_refused
         )
     }
 }

@@ -52,11 +52,16 @@ import CBoltsRuntime
 /// a monitor thread per pool finds a worker that has held one job for
 /// `BOLTS_POOL_BLOCKED_NS` (1 ms) while running for less than half of that time and asleep
 /// now, with other jobs queued, and counts it as blocked until its job ends
-/// (``Metrics/stalls``, ``Metrics/stalled``). A job that computes, however long, or that
-/// waits for a CPU, adds no thread. The extra threads are bounded by
-/// `BOLTS_POOL_MAX_EXTRA_THREADS`; each retires once the worker it stood in for is back.
-/// The monitor looks every half millisecond while a job outlasts a look, every few
-/// milliseconds otherwise, and sleeps while every worker is parked.
+/// (``Metrics/stalls``, ``Metrics/stalled``), and says so: ``observeStalls(_:)`` receives a
+/// ``StallReport`` naming the thread, the system call, the job's function and how long it
+/// blocked, and ``snapshot()`` describes every worker on demand. A job that computes,
+/// however long, or that waits for a CPU, adds no thread. The extra threads are bounded by
+/// `BOLTS_POOL_MAX_EXTRA_THREADS`, and grow past a handful only while they raise the rate
+/// at which jobs complete (so a lock convoy does not grow the pool); each retires once the
+/// worker it stood in for is back, and exits after `BOLTS_POOL_SPARE_IDLE_NS` (10 s)
+/// unused. The monitor looks every half millisecond while a job it has not judged outlasts
+/// a look, every few milliseconds otherwise (also while a job it has found blocked lasts),
+/// and sleeps while every worker is parked.
 ///
 /// Shutting down never drops a job: see ``shutdown(wait:)``.
 public final class ThreadPool: @unchecked Sendable {
@@ -74,6 +79,9 @@ public final class ThreadPool: @unchecked Sendable {
     /// Whether this is ``shared``, the process-wide pool that is never shut down. Reading it
     /// does not start the shared pool.
     public let isShared: Bool
+
+    /// The observer of the pool's stall reports (``observeStalls(_:)``).
+    internal let _stallObserver = _StallObserver()
 
     /// A process-wide pool with ``defaultThreadCount`` workers, started on first use.
     /// It is never shut down.

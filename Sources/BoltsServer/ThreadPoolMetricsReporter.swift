@@ -19,6 +19,9 @@ import Synchronization
 /// | `backpressureYields` | `Counter` | `bolts_pool_backpressure_yields_total` |
 /// | `compensations` | `Counter` | `bolts_pool_compensations_total` |
 /// | `stalls` | `Counter` | `bolts_pool_stalls_total` |
+/// | `stallReportsDropped` | `Counter` | `bolts_pool_stall_reports_dropped_total` |
+/// | `sparesExited` | `Counter` | `bolts_pool_spares_exited_total` |
+/// | `growthRefused` | `Counter` | `bolts_pool_growth_refused_total` |
 /// | `queueDepth` | `Gauge` | `bolts_pool_queue_depth` |
 /// | `threads` | `Gauge` | `bolts_pool_threads` |
 /// | `blocked` | `Gauge` | `bolts_pool_blocked_workers` |
@@ -53,6 +56,9 @@ public final class ThreadPoolMetricsReporter: Sendable {
     private let backpressureYields: Counter
     private let compensations: Counter
     private let stalls: Counter
+    private let stallReportsDropped: Counter
+    private let sparesExited: Counter
+    private let growthRefused: Counter
     private let queueDepth: Gauge
     private let threads: Gauge
     private let blocked: Gauge
@@ -95,6 +101,9 @@ public final class ThreadPoolMetricsReporter: Sendable {
         backpressureYields = counter("backpressure_yields_total")
         compensations = counter("compensations_total")
         stalls = counter("stalls_total")
+        stallReportsDropped = counter("stall_reports_dropped_total")
+        sparesExited = counter("spares_exited_total")
+        growthRefused = counter("growth_refused_total")
         queueDepth = gauge("queue_depth")
         threads = gauge("threads")
         blocked = gauge("blocked_workers")
@@ -123,6 +132,9 @@ public final class ThreadPoolMetricsReporter: Sendable {
             add(backpressureYields, \.backpressureYields)
             add(compensations, \.compensations)
             add(stalls, \.stalls)
+            add(stallReportsDropped, \.stallReportsDropped)
+            add(sparesExited, \.sparesExited)
+            add(growthRefused, \.growthRefused)
             queueDepth.record(Int64(clamping: now.queueDepth))
             threads.record(now.threads)
             blocked.record(now.blocked)

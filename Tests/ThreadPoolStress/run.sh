@@ -11,8 +11,8 @@ rt="$here/../../CSupport/CBoltsRuntime"
 out=${TMPDIR:-/tmp}/bolts-pool-stress
 mkdir -p "$out"
 # Every .c file of the core but concurrency.c (the Swift Concurrency hooks, which need the
-# Swift runtime): the task, job and token files and every pool*.c.
-src="$rt/job.c $rt/task.c $rt/token.c $(ls "$rt"/pool*.c | tr '\n' ' ') $here/pool_stress.c"
+# Swift runtime): the task, job, token and diagnostics files and every pool*.c.
+src="$rt/job.c $rt/task.c $rt/token.c $rt/diagnostics.c $(ls "$rt"/pool*.c | tr '\n' ' ') $here/pool_stress.c"
 libs="-lurcu-memb -lurcu-common -lurcu-cds -lpthread"
 inc="-I$rt/include -I$rt"
 cc=${CC:-clang}

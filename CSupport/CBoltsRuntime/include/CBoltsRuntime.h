@@ -6,6 +6,7 @@
 #include "bolts_token.h"
 #include "bolts_pool.h"
 #include "bolts_concurrency.h"
+#include "bolts_diagnostics.h"
 /* Not API: the tunable constants and test hooks, which the tests read through the module. */
 #include "bolts_tuning.h"
 #endif

@@ -158,6 +158,7 @@
  *   |                      |                                     | consistent cut                          |
  *   | release              | nothing from the same owner         | refcount acq_rel: last one frees        |
  */
+#include "bolts_diagnostics.h"
 #include "bolts_job.h"
 
 #ifdef __cplusplus
@@ -200,6 +201,14 @@ typedef struct bolts_pool_metrics {
     uint32_t blocked;
     /** Of those, the workers the monitor found blocked in a job (I12). */
     uint32_t stalled;
+    /** Stall reports not delivered to the observer (`bolts_pool_observe_stalls`): over
+     *  BOLTS_POOL_STALL_REPORTS_PER_S, or while its queue was full. */
+    uint64_t stall_reports_dropped;
+    /** Spares whose thread exited after BOLTS_POOL_SPARE_IDLE_NS unused (I6). */
+    uint64_t spares_exited;
+    /** Times the monitor left a marked worker uncompensated because extra threads had not
+     *  raised the rate at which jobs complete (I12's growth rule). */
+    uint64_t growth_refused;
 } bolts_pool_metrics_t;
 
 /** Upper bound on compensating threads a pool starts beyond its N workers (I6, I12). */
@@ -292,6 +301,76 @@ bool bolts_pool_submit_hop(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull jo
 
 /** Called by a hop job (`bolts_pool_submit_hop`) once it has run. */
 void bolts_pool_hop_finished(void);
+
+/** One stall report (I12): made by the monitor when it marks a worker blocked in a job
+ *  (`BOLTS_STALL_FOUND`), and again when that mark is undone because the job ended or
+ *  entered a wait of I6 (`BOLTS_STALL_ENDED`). */
+typedef struct bolts_stall_record {
+    /** BOLTS_STALL_FOUND or BOLTS_STALL_ENDED. */
+    uint32_t phase;
+    /** The worker's slot index. */
+    uint32_t worker;
+    /** Its thread's kernel id, and its name ("<pool name>-<index>"). */
+    int32_t tid;
+    char thread_name[16];
+    /** How long the job had held its worker at this report, in nanoseconds, from the
+     *  job's start as the monitor knows it (to within half the monitor's tick). */
+    int64_t held_ns;
+    /** The Swift task whose job it is (Swift Concurrency on the pool), or 0. */
+    uint64_t task_id;
+    /** Jobs queued when the worker was found (found reports; 0 in ended ones). */
+    uint32_t queued;
+    /** The thread's system call and frames when it was found (found reports only). */
+    bolts_thread_capture_t capture;
+} bolts_stall_record_t;
+
+#define BOLTS_STALL_FOUND 0u
+#define BOLTS_STALL_ENDED 1u
+
+/** Receives each stall report on the pool's reporter thread (neither a worker nor the
+ *  monitor), one at a time, in the order they were made; may block (reports made
+ *  meanwhile queue, and are dropped, counted, when the queue is full). */
+typedef void (*bolts_stall_observer_fn)(void *_Nullable context, const bolts_stall_record_t *_Nonnull record);
+
+/** Sets the pool's stall observer, once: starts its reporter thread, which calls
+ *  `observer(context, record)` for every report from then on, and `release(context)` when
+ *  the pool is freed. Returns false (nothing changes; the caller keeps `context`) if an
+ *  observer is already set, the pool has no monitor, or the thread cannot be started. A
+ *  caller that wants to change what observes keeps that behind its context. */
+bool bolts_pool_observe_stalls(bolts_pool_t *_Nonnull pool, bolts_stall_observer_fn _Nonnull observer,
+                               void (*_Nullable release)(void *_Nullable context), void *_Nullable context);
+
+/** What a worker is doing, in `bolts_pool_worker_snapshot_t`. */
+enum {
+    BOLTS_WORKER_RUNNING = 0,   /**< in a job */
+    BOLTS_WORKER_SEARCHING = 1, /**< awake, between jobs */
+    BOLTS_WORKER_PARKED = 2,    /**< asleep until work comes */
+    BOLTS_WORKER_BLOCKED = 3,   /**< in a job, counted as blocked (I6's wait, or I12's mark) */
+    BOLTS_WORKER_SPARE = 4,     /**< an extra thread out of service (I6) */
+};
+
+/** One worker in `bolts_pool_snapshot`. */
+typedef struct bolts_pool_worker_snapshot {
+    uint32_t index;
+    int32_t tid;
+    char thread_name[16];
+    /** BOLTS_WORKER_*. */
+    uint32_t state;
+    /** How long it has been in its current job, in nanoseconds (known to within the
+     *  monitor's tick); -1 when not in a job. */
+    int64_t in_job_ns;
+    /** For a worker in a job: its system call and frames, if it sleeps (a running thread
+     *  cannot be captured without stopping it: `system_call` is then -2, no frames). */
+    bolts_thread_capture_t capture;
+} bolts_pool_worker_snapshot_t;
+
+/** Describes up to `capacity` of the pool's threads (its N workers and every extra thread
+ *  alive, in slot order) into `workers`, and the jobs queued and the extra threads ACTIVE
+ *  into `*queued` and `*extra`. Returns how many threads it described. Any thread; reads
+ *  each worker's state with relaxed loads (not a consistent cut) and captures each that is
+ *  in a job (`bolts_capture_thread`, tens of microseconds each). */
+uint32_t bolts_pool_snapshot(bolts_pool_t *_Nonnull pool, bolts_pool_worker_snapshot_t *_Nonnull workers,
+                             uint32_t capacity, uint64_t *_Nonnull queued, uint32_t *_Nonnull extra);
 
 /** Size of a pool block: a `bolts_job_t` followed by caller payload. */
 #define BOLTS_POOL_BLOCK_SIZE 64

@@ -172,6 +172,39 @@ extern "C" {
 #define BOLTS_POOL_MONITOR_QUIET_NS 8000000
 #endif
 
+/** Extra threads (I6, I12): nanoseconds a spare waits to be brought back into service
+ *  before its thread exits (0: spares never exit). Long enough that a server whose handlers
+ *  block now and then keeps its spares between blocks (a thread start costs tens of
+ *  microseconds), short enough that a burst's threads and the scan range they widened are
+ *  gone soon after it: .NET's pool retires a thread idle for about 20 s, Tokio's blocking
+ *  pool after 10 s. */
+#ifndef BOLTS_POOL_SPARE_IDLE_NS
+#define BOLTS_POOL_SPARE_IDLE_NS 10000000000LL
+#endif
+
+/** Growth rule (I12): extra threads the monitor may bring in for workers it finds blocked
+ *  before it asks whether they help (a handful of blocking handlers needs no more). */
+#ifndef BOLTS_POOL_GROWTH_FREE
+#define BOLTS_POOL_GROWTH_FREE 4
+#endif
+
+/** Growth rule (I12): the shortest window, in nanoseconds, over which the monitor counts
+ *  completed jobs to judge whether the extra threads it brought in raised their rate. */
+#ifndef BOLTS_POOL_GROWTH_WINDOW_NS
+#define BOLTS_POOL_GROWTH_WINDOW_NS 50000000
+#endif
+
+/** Growth rule (I12): the longest such window, in nanoseconds. */
+#ifndef BOLTS_POOL_GROWTH_WINDOW_MAX_NS
+#define BOLTS_POOL_GROWTH_WINDOW_MAX_NS 1000000000
+#endif
+
+/** Stall reports (I12): reports the monitor may make in a burst, and per second after it;
+ *  more are counted as dropped. */
+#ifndef BOLTS_POOL_STALL_REPORTS_PER_S
+#define BOLTS_POOL_STALL_REPORTS_PER_S 100
+#endif
+
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
 #ifndef BOLTS_SERIAL_BATCH
 #define BOLTS_SERIAL_BATCH 128
