@@ -181,6 +181,54 @@ void bolts_pool_get_metrics(const bolts_pool_t *pool, bolts_pool_metrics_t *out)
     out->blocked = (int)active > unblocked ? active - (uint32_t)unblocked : 0;
 }
 
+void bolts_pool_get_histograms(const bolts_pool_t *pool, bolts_pool_histograms_t *out) {
+    bolts_pool_t *p = (bolts_pool_t *)pool; /* relaxed loads only; C11 wants non-const */
+    for (;;) {
+        memset(out, 0, sizeof *out);
+        /* Acquire: the sequence lock's read side, as in `job_totals`. */
+        unsigned gen = atomic_load_explicit(&p->stats_gen, memory_order_acquire);
+        /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+        uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
+        /* Relaxed, every load below: statistics; a snapshot, not a consistent cut. */
+        for (uint32_t b = 0; b < BOLTS_POOL_HISTOGRAM_BUCKETS; b++) {
+            out->run[b] = atomic_load_explicit(&p->retired_run_histogram[b], memory_order_relaxed);
+            out->delay[b] = atomic_load_explicit(&p->retired_delay_histogram[b], memory_order_relaxed);
+            for (uint32_t i = 0; i < hwm; i++) {
+                out->run[b] += atomic_load_explicit(&p->slots[i].run_histogram[b], memory_order_relaxed);
+                out->delay[b] += atomic_load_explicit(&p->slots[i].delay_histogram[b], memory_order_relaxed);
+            }
+        }
+        /* Acquire fence, then the generation again: the sequence lock's read side. */
+        atomic_thread_fence(memory_order_acquire);
+        if ((gen & 1) == 0 && atomic_load_explicit(&p->stats_gen, memory_order_relaxed) == gen) return;
+    }
+}
+
+uint32_t bolts_pool_worker_busy(const bolts_pool_t *pool, int64_t *busy_ns, uint32_t capacity) {
+    bolts_pool_t *p = (bolts_pool_t *)pool; /* relaxed loads only; C11 wants non-const */
+    /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
+    uint32_t hwm = atomic_load_explicit(&p->hwm, memory_order_acquire);
+    int64_t now = bolts__now_ns();
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < hwm && n < capacity; i++, n++) {
+        struct bolts_pool_slot *slot = &p->slots[i];
+        /* Relaxed, these: owner-written hints (a description, not a consistent cut). The
+         * acquire load of the id pairs with its release at the thread's start. */
+        if (atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_FREE ||
+            atomic_load_explicit(&slot->tid, memory_order_acquire) == 0) {
+            busy_ns[n] = -1;
+            continue;
+        }
+        int64_t started = atomic_load_explicit(&slot->thread_started_at, memory_order_relaxed);
+        int64_t asleep = atomic_load_explicit(&slot->asleep_ns, memory_order_relaxed);
+        int64_t since = atomic_load_explicit(&slot->asleep_since, memory_order_relaxed);
+        if (since != 0 && since < now) asleep += now - since;
+        int64_t busy = now - started - asleep;
+        busy_ns[n] = busy > 0 ? busy : 0;
+    }
+    return n;
+}
+
 uint32_t bolts_pool_thread_count(const bolts_pool_t *pool) { return pool->target; }
 
 bool bolts_pool_is_shut_down(const bolts_pool_t *pool) {

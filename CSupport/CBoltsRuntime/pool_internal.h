@@ -104,7 +104,44 @@ struct bolts_pool_slot {
     _Atomic(void *) swift_job;
     /* 1 while a found report of the current mark awaits its ended report. */
     atomic_uint report_open;
+    /* Scheduler health (`bolts_pool_get_histograms`), owner-written with relaxed loads and
+     * stores: the run times of the jobs it times for I11 (one in BOLTS_POOL_SAMPLE_INTERVAL)
+     * and the submit-to-start delays of the probe jobs it runs (JOB_TIMED), a log2 bucket
+     * each (see `bolts__histogram_bucket`); when its thread started, and how long it has
+     * slept parked or as a spare since (its busy time is the rest). */
+    _Alignas(BOLTS_CACHE_LINE) _Atomic uint64_t run_histogram[BOLTS_POOL_HISTOGRAM_BUCKETS];
+    _Atomic uint64_t delay_histogram[BOLTS_POOL_HISTOGRAM_BUCKETS];
+    _Atomic int64_t thread_started_at;
+    _Atomic int64_t asleep_ns;    /* in sleeps that have ended */
+    _Atomic int64_t asleep_since; /* when the sleep under way began; 0: awake */
 };
+
+/* The log2 bucket of a duration for the histograms: bucket b counts [2^b, 2^(b+1)) ns,
+ * the last everything longer. */
+static inline uint32_t bolts__histogram_bucket(int64_t ns) {
+    if (ns < 2) return 0;
+    uint32_t b = 63u - (uint32_t)__builtin_clzll((uint64_t)ns);
+    return b < BOLTS_POOL_HISTOGRAM_BUCKETS ? b : BOLTS_POOL_HISTOGRAM_BUCKETS - 1;
+}
+
+/* A worker's sleep (a park, a spare's wait) begins and ends: its busy-time accounting. */
+static inline void bolts__sleep_begin(struct bolts_pool_slot *self) {
+    /* Relaxed: owner-written; `bolts_pool_worker_busy` reads it as a hint. */
+    atomic_store_explicit(&self->asleep_since, bolts__now_ns(), memory_order_relaxed);
+}
+static inline void bolts__sleep_end(struct bolts_pool_slot *self) {
+    /* Relaxed, all three: owner-written, as above. */
+    int64_t since = atomic_load_explicit(&self->asleep_since, memory_order_relaxed);
+    int64_t total = atomic_load_explicit(&self->asleep_ns, memory_order_relaxed) + (bolts__now_ns() - since);
+    atomic_store_explicit(&self->asleep_ns, total, memory_order_relaxed);
+    atomic_store_explicit(&self->asleep_since, 0, memory_order_relaxed);
+}
+
+/* Adds one to an owner-written counter: a relaxed load and store, no RMW (only the owner
+ * writes it; readers want a recent value, not an order). */
+static inline void bolts__owner_count(_Atomic uint64_t *counter) {
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1, memory_order_relaxed);
+}
 
 struct bolts_pool {
     uint32_t target;     /* N */
@@ -148,6 +185,13 @@ struct bolts_pool {
     _Atomic uint64_t retired_executed;
     _Atomic uint64_t retired_stolen;
     _Atomic uint64_t retired_parks;
+    _Atomic uint64_t retired_run_histogram[BOLTS_POOL_HISTOGRAM_BUCKETS];
+    _Atomic uint64_t retired_delay_histogram[BOLTS_POOL_HISTOGRAM_BUCKETS];
+    /* The submit-to-start probe (`bolts_pool_get_histograms`), on a line of its own: when
+     * the probe job in flight was submitted (bolts__now_ns), 0 when none is. A submitter
+     * takes it with a CAS once in BOLTS_POOL_DELAY_SAMPLE of its submissions; the worker
+     * that runs the job (marked JOB_TIMED) gives it back with an exchange. */
+    _Alignas(BOLTS_CACHE_LINE) _Atomic int64_t probe_at;
     _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
     struct bolts_pool_slot *slots;
 };
@@ -279,6 +323,11 @@ _Static_assert(_Alignof(bolts_job_t) >= _Alignof(struct cds_wfcq_node),
  * thread that is not the queue's worker, cleared on the worker's own submissions (I11). */
 #define JOB_FROM_OUTSIDE ((uintptr_t)2)
 _Static_assert((JOB_FROM_OUTSIDE & BOLTS_JOB_OWNED) == 0, "the pool's flag bit is free");
+
+/* A job's flag bit, set by `bolts_pool_try_submit` on the submit-to-start probe job
+ * (`probe_at`); the worker that runs it reads the clock and clears the probe. */
+#define JOB_TIMED ((uintptr_t)4)
+_Static_assert((JOB_TIMED & (BOLTS_JOB_OWNED | JOB_FROM_OUTSIDE)) == 0, "the probe's flag bit is free");
 
 /* Takes one job from `slot`'s queue, or says why not (I2). */
 static inline bolts_job_t *take(struct bolts_pool_slot *slot) {

@@ -95,7 +95,9 @@ bool bolts__pool_park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool sea
                               memory_order_relaxed);
         if (!self->restrained) {
             self->restrained_park = BOLTS_POOL_RESTRAIN_NS;
+            bolts__sleep_begin(self);
             wait_for_wake(self);
+            bolts__sleep_end(self);
             return true;
         }
         /* Parked under a restraint (I11): until a claimer wakes us, or the restraint's
@@ -104,7 +106,9 @@ bool bolts__pool_park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool sea
          * run). */
         atomic_fetch_add_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
         int64_t length = self->restrained_park;
+        bolts__sleep_begin(self);
         bool woken = wait_for_wake_until(self, self->restraint.since + length);
+        bolts__sleep_end(self);
         atomic_fetch_sub_explicit(&pool->restrained_parked, 1, memory_order_relaxed);
         if (!woken) {
             /* Seq_cst: races a claimer's fetch_and, as in the cancel path below. */
@@ -200,6 +204,14 @@ static void shrink_range(bolts_pool_t *pool) {
                                   memory_order_relaxed);
         atomic_fetch_add_explicit(&pool->retired_parks, atomic_exchange_explicit(&slot->parks, 0, memory_order_relaxed),
                                   memory_order_relaxed);
+        for (uint32_t b = 0; b < BOLTS_POOL_HISTOGRAM_BUCKETS; b++) {
+            atomic_fetch_add_explicit(&pool->retired_run_histogram[b],
+                                      atomic_exchange_explicit(&slot->run_histogram[b], 0, memory_order_relaxed),
+                                      memory_order_relaxed);
+            atomic_fetch_add_explicit(&pool->retired_delay_histogram[b],
+                                      atomic_exchange_explicit(&slot->delay_histogram[b], 0, memory_order_relaxed),
+                                      memory_order_relaxed);
+        }
         atomic_store_explicit(&slot->started, 0, memory_order_relaxed);
         atomic_store_explicit(&slot->outside_stolen, 0, memory_order_relaxed);
         atomic_store_explicit(&slot->outside_run, 0, memory_order_relaxed);
@@ -218,8 +230,10 @@ static void shrink_range(bolts_pool_t *pool) {
  * not spares), and the state's CAS below decides any race between its exit and an
  * activation. */
 bool bolts__pool_spare_wait(bolts_pool_t *pool, struct bolts_pool_slot *self) {
+    bolts__sleep_begin(self);
     bool woken = BOLTS_POOL_SPARE_IDLE_NS > 0 ? wait_for_wake_until(self, bolts__now_ns() + BOLTS_POOL_SPARE_IDLE_NS)
                                               : (wait_for_wake(self), true);
+    bolts__sleep_end(self);
     /* Acquire: pairs with the seq_cst CAS in `bolts__pool_add_worker` (wake_slot's release follows it). */
     if (atomic_load_explicit(&self->state, memory_order_acquire) == SLOT_ACTIVE) {
         if (!woken) wait_for_wake(self); /* activated as the wait ran out: its wake is coming */

@@ -29,6 +29,25 @@ static _Thread_local uint32_t tl_rotation;
 static _Thread_local uint32_t tl_outside_submits;
 /* The pool whose backlog this thread last found over the bound (backpressure), if any. */
 static _Thread_local bolts_pool_t *tl_throttled;
+/* Submissions from this thread, to any pool, for the submit-to-start probe. */
+static _Thread_local uint32_t tl_probe_submits;
+
+/* Nanoseconds after which a probe that never came back (its job ran outside a worker's
+ * loop: swept after shutdown) is taken over by the next offer. */
+#define PROBE_STALE_NS 1000000000
+
+/* Offers `job` as the pool's submit-to-start probe (scheduler health): it becomes the
+ * probe, flagged JOB_TIMED, if no other probe is in flight. Relaxed load and CAS: the
+ * CAS alone decides which job is the probe; its time is the value handed over. */
+static void take_probe(bolts_pool_t *pool, bolts_job_t *job) {
+    int64_t now = bolts__now_ns();
+    int64_t at = atomic_load_explicit(&pool->probe_at, memory_order_relaxed);
+    if (at != 0 && now - at < PROBE_STALE_NS) return;
+    if (atomic_compare_exchange_strong_explicit(&pool->probe_at, &at, now, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+        job->flags |= JOB_TIMED;
+    }
+}
 
 /* Runs a job that the pool will not run on a worker (shut down): on this thread,
  * through the trampoline so a chain of them cannot grow the stack (I1). */
@@ -114,7 +133,8 @@ bool bolts_pool_try_submit(bolts_pool_t *pool, bolts_job_t *job) {
     struct bolts_pool_slot *slot = self;
     if (!own) slot = &pool->slots[outside_slot(pool)];
     job->next = NULL; /* what cds_wfcq_node_init does: the queue's link starts empty */
-    job->flags = own ? job->flags & ~JOB_FROM_OUTSIDE : job->flags | JOB_FROM_OUTSIDE; /* I11 */
+    job->flags = own ? job->flags & ~(JOB_FROM_OUTSIDE | JOB_TIMED) : (job->flags | JOB_FROM_OUTSIDE) & ~JOB_TIMED; /* I11 */
+    if (++tl_probe_submits % BOLTS_POOL_DELAY_SAMPLE == 0) take_probe(pool, job);
     BOLTS_TSAN_RELEASE(job);
     if (own) {
         /* Relaxed load and store: written only by this thread (the owner's line). */

@@ -33,6 +33,15 @@ int bolts__pool_start_thread(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
     return rc;
 }
 
+/* The probe job (JOB_TIMED) is starting on this worker: its submit-to-start delay goes in
+ * the histogram, and the probe is free again. Relaxed exchange: the probe's time is a
+ * value, published by nothing else; a stale probe taken over by a later submitter (see
+ * `take_probe`) may lend its job the newer time, once. */
+static void note_delay(struct bolts_pool_slot *self) {
+    int64_t at = atomic_exchange_explicit(&self->pool->probe_at, 0, memory_order_relaxed);
+    if (at != 0) bolts__owner_count(&self->delay_histogram[bolts__histogram_bucket(bolts__now_ns() - at)]);
+}
+
 static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen) {
     /* A dequeued job's link is stable (the dequeue either saw it set or moved the tail
      * off the job) and names the next job of that queue, written by its producer on
@@ -42,6 +51,9 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
      * two counts as a hint of which job runs (I12). */
     uint64_t number = atomic_load_explicit(&self->executed, memory_order_relaxed) + 1;
     atomic_store_explicit(&self->started, number, memory_order_relaxed);
+    /* The submit-to-start probe (scheduler health): the flag word shares the link's line,
+     * already read above. */
+    if (job->flags & JOB_TIMED) note_delay(self);
     if (--self->until_sample != 0) {
         bolts_job_run(job);
     } else {
@@ -58,7 +70,9 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
         uint64_t submitted = atomic_load_explicit(&self->own_submitted, memory_order_relaxed);
         int64_t start = bolts__now_ns();
         bolts_job_run(job);
-        bool fast = bolts__now_ns() - start < BOLTS_POOL_SHORT_JOB_NS;
+        int64_t length = bolts__now_ns() - start;
+        bool fast = length < BOLTS_POOL_SHORT_JOB_NS;
+        bolts__owner_count(&self->run_histogram[bolts__histogram_bucket(length)]); /* scheduler health */
         if (stolen) {
             /* Relaxed: a hint; the victim's own verdicts may overwrite it. */
             if (fast) atomic_store_explicit(&self->pool->slots[self->victim].short_jobs, true, memory_order_relaxed);
@@ -104,6 +118,11 @@ static void *worker_main(void *arg) {
         }
         pthread_attr_destroy(&attr);
     }
+    /* Relaxed, all three: owner-written hints for `bolts_pool_worker_busy`, published to
+     * its readers no sooner than the id below. */
+    atomic_store_explicit(&self->asleep_ns, 0, memory_order_relaxed);
+    atomic_store_explicit(&self->asleep_since, 0, memory_order_relaxed);
+    atomic_store_explicit(&self->thread_started_at, bolts__now_ns(), memory_order_relaxed);
     /* Release: pairs with the monitor's acquire load; it reads this thread's CPU clock,
      * state and stack by this id (I12). */
     atomic_store_explicit(&self->tid, (int)gettid(), memory_order_release);

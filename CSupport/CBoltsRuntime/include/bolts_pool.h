@@ -302,6 +302,30 @@ bool bolts_pool_submit_hop(bolts_pool_t *_Nonnull pool, bolts_job_t *_Nonnull jo
 /** Called by a hop job (`bolts_pool_submit_hop`) once it has run. */
 void bolts_pool_hop_finished(void);
 
+/** Buckets of the pool's histograms: bucket b counts durations in [2^b, 2^(b+1))
+ *  nanoseconds, the last one everything longer (2^39 ns is about 9 minutes). */
+#define BOLTS_POOL_HISTOGRAM_BUCKETS 40
+
+/** Scheduler health, sampled (see `bolts_pool_get_histograms`). */
+typedef struct bolts_pool_histograms {
+    /** Run times of one job in BOLTS_POOL_SAMPLE_INTERVAL that each worker runs (the jobs
+     *  it times for I11 anyway: no clock read is added). */
+    uint64_t run[BOLTS_POOL_HISTOGRAM_BUCKETS];
+    /** Delays from submission to start of probe jobs: about one submission in
+     *  BOLTS_POOL_DELAY_SAMPLE, at most one probe in flight per pool at a time. */
+    uint64_t delay[BOLTS_POOL_HISTOGRAM_BUCKETS];
+} bolts_pool_histograms_t;
+
+/** Reads the pool's histograms, summed over its threads, those that exited included. Any
+ *  thread; relaxed loads (a snapshot, not a consistent cut). */
+void bolts_pool_get_histograms(const bolts_pool_t *_Nonnull pool, bolts_pool_histograms_t *_Nonnull out);
+
+/** Writes, for each slot below `capacity` of the pool's threads in use (workers first, then
+ *  extra threads by index), the nanoseconds its current thread has been busy since it
+ *  started (not parked, not a spare), or -1 for a slot without a thread; returns how many
+ *  it wrote. */
+uint32_t bolts_pool_worker_busy(const bolts_pool_t *_Nonnull pool, int64_t *_Nonnull busy_ns, uint32_t capacity);
+
 /** One stall report (I12): made by the monitor when it marks a worker blocked in a job
  *  (`BOLTS_STALL_FOUND`), and again when that mark is undone because the job ended or
  *  entered a wait of I6 (`BOLTS_STALL_ENDED`). */

@@ -205,6 +205,12 @@ extern "C" {
 #define BOLTS_POOL_STALL_REPORTS_PER_S 100
 #endif
 
+/** Scheduler health: a thread offers to time the submit-to-start delay of one in this many
+ *  of its submissions (taken when no other probe job is in flight on that pool). */
+#ifndef BOLTS_POOL_DELAY_SAMPLE
+#define BOLTS_POOL_DELAY_SAMPLE 64
+#endif
+
 /** Jobs a serial executor's drain runs before it yields its worker to other pool work. */
 #ifndef BOLTS_SERIAL_BATCH
 #define BOLTS_SERIAL_BATCH 128
