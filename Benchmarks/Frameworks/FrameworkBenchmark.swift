@@ -56,9 +56,11 @@ enum Framework: String, Codable, CaseIterable, Sendable {
 /// (1 thread, 32 connections), each with the child's CPU time (`/proc/<pid>/stat`) before and
 /// after; then (not in the twin) the blocking-handler run: `/plain` alone once more, then a
 /// second wrk sends 4 connections to `/block` (20 ms of `usleep` per request) while the first
-/// loads `/plain`, and a sampler reads the child's thread count (`/proc/<pid>/status`) meanwhile. The child is stopped before the next arm starts, so
-/// each arm has the machine to itself and threads started for one run stay in its own process.
-/// Every address is 127.0.0.1.
+/// loads `/plain`, and a sampler reads the child's thread count (`/proc/<pid>/status`) meanwhile;
+/// where the handlers run on the pool, the child's `/stalls` before and after the `/block` load
+/// gives the pool's stall reports over it (`StallReports`). The child is stopped before the next
+/// arm starts, so each arm has the machine to itself and threads started for one run stay in its
+/// own process. Every address is 127.0.0.1.
 ///
 /// Verdicts, paired by round: each route's requests/s, CPU per request and p99 for the pool
 /// installed (and preferred, and NIO's take-over) against the default executor, and for the pool
@@ -160,6 +162,9 @@ struct FrameworkBenchmark {
         /// 20 ms).
         var threadsBefore: Int
         var peakThreads: Int
+        /// The pool's stall reports over the `/block` load, for an arm whose handlers run on the
+        /// pool (`Arm.runsHandlersOnPool`); nil for the others.
+        var stalls: StallReports?
     }
 
     /// One child process of one arm in one round.
@@ -211,6 +216,9 @@ struct FrameworkBenchmark {
         /// The most threads seen in any round's blocking run.
         var peakThreads: Int
         var blockingErrors: Int
+        /// The pool's stall reports in the blocking runs (`StallReports.median(of:)`); nil for an
+        /// arm whose handlers do not run on the pool.
+        var stalls: StallReports?
     }
 
     struct Outcome: Codable {
@@ -304,7 +312,7 @@ struct FrameworkBenchmark {
         let child = try FrameworkServerProcess(executable: executable, arm: arm, jobRounds: settings.jobRounds)
         defer { child.stop() }
         let handlerThread = try child.get("thread")
-        if (arm == .bolts || arm == .boltsPreferred) != handlerThread.hasSuffix("onPool=true") {
+        if arm.runsHandlersOnPool != handlerThread.hasSuffix("onPool=true") {
             writeError("warning: the \(label) child's handlers run on \(handlerThread)\n")
         }
         // Warm-up: the executor's threads start and the caches fill before anything is measured.
@@ -352,7 +360,10 @@ struct FrameworkBenchmark {
 
     /// `/plain` under `load` while `blockLoad` sends its connections to `/block`: the `/block`
     /// load starts first (on a thread of its own) and runs a second longer, so the `/plain` run
-    /// is inside it from start to end; a third thread samples the child's thread count.
+    /// is inside it from start to end; a third thread samples the child's thread count. For an
+    /// arm whose handlers run on the pool, the child's `/stalls` is read just before the `/block`
+    /// load starts and just after it ends (once its last handlers have returned and their ended
+    /// reports been delivered), and the run keeps the difference.
     private func measureBesideBlocking(
         _ child: FrameworkServerProcess,
         load: WrkLoadGenerator,
@@ -366,6 +377,7 @@ struct FrameworkBenchmark {
         let alone = try load.run(url: child.url(Route.plain.path), seconds: settings.seconds)
         let blockURL = child.url("block")
         let blockSeconds = settings.seconds + 1
+        let stallsBefore = try child.stallReports()
         Thread.detachNewThread {
             let result = Result { try blockLoad.run(url: blockURL, seconds: blockSeconds) }
             shared.block.withLock { $0 = result }
@@ -392,6 +404,13 @@ struct FrameworkBenchmark {
         guard let blockRun = try shared.block.withLock({ $0 })?.get() else {
             throw BenchmarkChildFailed(description: "the /block load gave no outcome")
         }
+        var stalls: StallReports?
+        if let stallsBefore {
+            // A handler started as wrk stopped returns within 20 ms; its ended report follows on
+            // the pool's reporter thread.
+            usleep(100_000)
+            stalls = try child.stallReports()?.since(stallsBefore)
+        }
         return BlockingRun(
             plainAlone: alone,
             plainAloneRequestsPerSecond: Double(alone.requests) / alone.seconds,
@@ -400,7 +419,8 @@ struct FrameworkBenchmark {
             plainRequestsPerSecond: Double(plainRun.requests) / plainRun.seconds,
             blockRequestsPerSecond: Double(blockRun.requests) / blockRun.seconds,
             threadsBefore: threadsBefore,
-            peakThreads: max(shared.peakThreads.load(ordering: .relaxed), threadsBefore)
+            peakThreads: max(shared.peakThreads.load(ordering: .relaxed), threadsBefore),
+            stalls: stalls
         )
     }
 
@@ -412,6 +432,7 @@ struct FrameworkBenchmark {
             + "; beside /block: /plain kept \(kept.fixed(2))"
             + ", p99 \((blocking.plain.p99 / 1_000).formattedMilliseconds), /block "
             + "\(blocking.blockRequestsPerSecond.formattedPlain)/s, threads \(blocking.threadsBefore) → \(blocking.peakThreads)"
+            + (blocking.stalls.map { ", stall reports \($0.formattedCell)" } ?? "")
     }
 
     private func summarize(_ arm: Arm, _ runs: [RunResult]) -> ArmSummary? {
@@ -446,7 +467,8 @@ struct FrameworkBenchmark {
             blockingErrors: blocking.reduce(0) {
                 $0 + $1.plain.errors + $1.plain.timeouts + $1.plain.non2xx + $1.block.errors + $1.block.timeouts
                     + $1.block.non2xx
-            }
+            },
+            stalls: StallReports.median(of: blocking.compactMap(\.stalls))
         )
     }
 }

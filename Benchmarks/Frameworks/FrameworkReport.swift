@@ -79,13 +79,15 @@ enum FrameworkReport {
         text += "\(settings.blockConnections) connections on `/block`, whose handler sleeps 20 ms in `usleep` (as a "
         text += "synchronous driver would; at most \(settings.blockConnections * 50) req/s). Kept: `/plain`'s "
         text += "requests/s beside `/block` ÷ alone just before. Threads: the child's before the run → the most seen "
-        text += "during it.\n\n"
+        text += "during it. Stall reports: where the handlers run on the pool, the reports `ThreadPool.observeStalls` "
+        text += "gave an observer in the child over the `/block` load (found ones, median of the rounds; the longest "
+        text += "`heldFor` of an ended one, in any round).\n\n"
         var table = MarkdownTable(
             headers: [
                 "executor", "/plain alone", "/plain beside /block", "kept [95%]", "verdict", "/plain p99 beside",
-                "/block req/s", "threads",
+                "/block req/s", "threads", "stall reports",
             ],
-            alignments: [.left, .right, .right, .right, .left, .right, .right, .right]
+            alignments: [.left, .right, .right, .right, .left, .right, .right, .right, .right]
         )
         for summary in outcome.summaries {
             let kept = outcome.verdicts.first {
@@ -100,8 +102,22 @@ enum FrameworkReport {
                 (summary.plainBesideBlockP99 / 1_000).formattedMilliseconds,
                 summary.blockRequestsPerSecond.formattedPlain,
                 "\(summary.threadsBefore) → \(summary.peakThreads)",
+                summary.stalls?.formattedCell ?? "–",
             ])
         }
-        return text + table.render()
+        return text + table.render() + stallExamples(outcome.summaries)
+    }
+
+    /// Under the blocking table, for each arm with stall reports: what the pool's monitor found
+    /// against what it reported, and the first found report's line, as a user's log shows it.
+    private static func stallExamples(_ summaries: [FrameworkBenchmark.ArmSummary]) -> String {
+        summaries.compactMap { summary -> String? in
+            guard let stalls = summary.stalls else { return nil }
+            var line = "\n\(summary.arm.shortTitle): the pool's monitor found \(stalls.stalls) stalls; reports: "
+            line += "\(stalls.found) found, \(stalls.ended) ended, \(stalls.dropped) dropped (over the pool's "
+            line += "limit a second, or with its queue full)"
+            if let example = stalls.example { line += "; the first found: `\(example)`" }
+            return line + ".\n"
+        }.joined()
     }
 }

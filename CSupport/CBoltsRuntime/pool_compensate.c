@@ -113,7 +113,10 @@ void bolts__pool_blocking_begin(void) {
     /* The monitor already counts this worker as blocked in its job (I12): the wait takes
      * that count over, and `bolts__pool_blocking_end` puts the worker back. Relaxed: the
      * exchange's atomicity decides, as in `bolts__pool_stall_over`. */
-    if (atomic_exchange_explicit(&self->stalled, 0, memory_order_relaxed) != 0) return;
+    if (atomic_exchange_explicit(&self->stalled, 0, memory_order_relaxed) != 0) {
+        bolts__stall_report_ended(pool, self); /* the mark ends; the wait goes on */
+        return;
+    }
     /* Relaxed: a count; the RMW's result alone decides (I6). */
     int left = atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed) - 1;
     if (left < (int)pool->target) {

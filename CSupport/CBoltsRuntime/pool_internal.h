@@ -102,7 +102,8 @@ struct bolts_pool_slot {
     /* The Swift Concurrency job that the worker last began (concurrency.c), for its task's
      * id in a report; a hint read only while `started` shows the same job still running. */
     _Atomic(void *) swift_job;
-    /* 1 while a found report of the current mark awaits its ended report. */
+    /* 1 while a found report of the current mark awaits its ended report; read and written
+     * under the stall reports' lock only (pool_report.c). */
     atomic_uint report_open;
     /* Scheduler health (`bolts_pool_get_histograms`), owner-written with relaxed loads and
      * stores: the run times of the jobs it times for I11 (one in BOLTS_POOL_SAMPLE_INTERVAL)
@@ -171,7 +172,7 @@ struct bolts_pool {
     atomic_uint monitor_stop;
     /* When the monitor last looked (bolts__now_ns), for `bolts_pool_snapshot`. */
     _Atomic int64_t last_look;
-    /* The stall reports (pool_stall_report.c): NULL until an observer is set. */
+    /* The stall reports (pool_report.c): NULL until an observer is set. */
     _Atomic(struct bolts_stall_reports *) reports;
     _Atomic uint64_t reports_dropped; /* reports not delivered: over the rate, or the ring full */
     _Atomic uint64_t spares_exited;   /* spares that exited after BOLTS_POOL_SPARE_IDLE_NS */

@@ -40,20 +40,24 @@
  * for the lock. So the monitor brings in threads only while they raise the rate at which
  * jobs complete, judged over windows, as .NET's thread pool does. From a mark while none
  * was marked (an episode's start), up to BOLTS_POOL_GROWTH_FREE extra threads may be ACTIVE.
- * At the end of each window (twice the hold of the last marked job seen to end, between
+ * At the end of each window (one and a half times the hold of the last marked job seen to end, between
  * BOLTS_POOL_GROWTH_WINDOW_NS and BOLTS_POOL_GROWTH_WINDOW_MAX_NS, so that a thread brought
  * in at its start has completed jobs by its end, and holding BOLTS_POOL_GROWTH_MIN_JOBS
- * completions unless it is at its longest), if that allowance was all in use, it is
+ * completions unless it is at its longest or holds none), if that allowance was all in use, it is
  * doubled; if the window after a doubling completed jobs at less than BOLTS_POOL_GROWTH_GAIN
  * times the rate of the window before it, the allowance stops growing until the episode
- * ends (a look finds no worker marked). So a convoy costs at most 2 * BOLTS_POOL_GROWTH_FREE
+ * ends (a look finds no worker marked). A window in which no job completed at all doubles
+ * the allowance whatever came before: the marked jobs may be waiting for a job queued
+ * behind them (a semaphore that a later job signals), which only another thread can run,
+ * so the pool keeps growing, one doubling a window, as it did before the rule. So a convoy
+ * (whose jobs complete, one lock-holder at a time) costs at most 2 * BOLTS_POOL_GROWTH_FREE
  * extra threads, and independent blocks get as many as help, doubling once per window up
  * to BOLTS_POOL_MAX_EXTRA_THREADS. Marks the allowance leaves uncompensated still count
  * the worker as blocked (the accounting is the same), and are compensated once it grows.
  * Waits the pool sees (I6) are always compensated: a thread waiting on a task could
  * otherwise wait for a job that only that thread would run.
  *
- * What the pool says. Each mark makes a report (pool_stall_report.c): the thread's
+ * What the pool says. Each mark makes a report (pool_report.c): the thread's
  * system call and stack, captured here without stopping it (diagnostics.c), and, when the
  * mark is undone, a report of how long the job held its worker in all. A job's start is
  * known to within half a tick: the midpoint between the look that first saw it and the
@@ -93,9 +97,9 @@
 #define BOLTS_POOL_GROWTH_GAIN 1.15
 
 /* A window ends only once this many jobs completed in it (or at its longest): a count of
- * a few jobs moves by one job in five from noise alone, more than the gain above; forty
- * resolve it. */
-#define BOLTS_POOL_GROWTH_MIN_JOBS 40
+ * a few jobs moves by one job in five from noise alone, more than the gain above; twenty
+ * resolve it (one in twenty). */
+#define BOLTS_POOL_GROWTH_MIN_JOBS 20
 
 /* What the monitor knows of one slot's worker; the monitor thread's alone. */
 struct sighting {
@@ -166,6 +170,9 @@ static bool asleep(int tid) {
  * at its job's end, and stay set for good: the monitor would then take every later block
  * of that worker for an I6 wait and never compensate it). */
 static void stall(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now, uint32_t queued) {
+    /* The found report first: the mark's undoing (its ended report) can then only follow
+     * it (see pool_report.c). */
+    bolts__stall_report_found(pool, slot, now, queued);
     /* Relaxed: the monitor alone sets the flag; the worker's exchange in
      * `bolts__pool_stall_over` (or the monitor's own) alone decides who clears it, and the
      * count below is a count (I6), ordered by nothing else. */
@@ -173,7 +180,6 @@ static void stall(bolts_pool_t *pool, struct bolts_pool_slot *slot, int64_t now,
     /* Relaxed, both: a statistic, and a count whose RMW result alone decides (I6). */
     atomic_fetch_add_explicit(&pool->stalls, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&pool->unblocked, 1, memory_order_relaxed);
-    bolts__stall_report_found(pool, slot, now, queued);
 }
 
 void bolts__pool_stall_over(struct bolts_pool_slot *slot) {
@@ -214,18 +220,25 @@ static void judge_growth(bolts_pool_t *pool, struct growth *g, int64_t now, cons
                              .window_done = done, .hold = g->hold};
         return;
     }
-    int64_t window = 2 * g->hold;
+    int64_t window = g->hold + g->hold / 2;
     if (window < BOLTS_POOL_GROWTH_WINDOW_NS) window = BOLTS_POOL_GROWTH_WINDOW_NS;
     if (window > BOLTS_POOL_GROWTH_WINDOW_MAX_NS) window = BOLTS_POOL_GROWTH_WINDOW_MAX_NS;
     if (now - g->window_start < window) return;
     /* Enough completions for the rate to resolve the gain, unless the window is at its
      * longest. */
-    if (done - g->window_done < BOLTS_POOL_GROWTH_MIN_JOBS && now - g->window_start < BOLTS_POOL_GROWTH_WINDOW_MAX_NS) {
+    if (done != g->window_done && done - g->window_done < BOLTS_POOL_GROWTH_MIN_JOBS &&
+        now - g->window_start < BOLTS_POOL_GROWTH_WINDOW_MAX_NS) {
         return;
     }
     double rate = (double)(done - g->window_done) * 1e9 / (double)(now - g->window_start);
     bool wanted = bolts__pool_extra_active(pool) >= g->allowance; /* the allowance bound */
-    if (g->probing) {
+    if (done == g->window_done) {
+        /* Nothing completed: the marked jobs may wait for work queued behind them (a
+         * semaphore a later job signals), which only more threads can reach. Grow. */
+        if (wanted && g->allowance < BOLTS_POOL_MAX_EXTRA_THREADS) g->allowance *= 2;
+        g->probing = false;
+        g->settled = false;
+    } else if (g->probing) {
         g->probing = false;
         if (rate < g->rate_before * BOLTS_POOL_GROWTH_GAIN) {
             g->settled = true;

@@ -10,7 +10,7 @@
  * found reports over BOLTS_POOL_STALL_REPORTS_PER_S (a token bucket of that many per second
  * and as many at once, spent by the monitor alone), are dropped and counted
  * (`stall_reports_dropped`); an ended report is made only for a mark whose found report
- * was queued, so an observer never sees an end without its start.
+ * was queued (see `post`), so an observer never sees an end without its start.
  *
  * Nothing here runs on an unmarked job's path: a worker reaches this file only after a job
  * the monitor marked (at least BOLTS_POOL_BLOCKED_NS long).
@@ -109,19 +109,30 @@ bool bolts_pool_observe_stalls(bolts_pool_t *pool, bolts_stall_observer_fn obser
     return started;
 }
 
-/* Queues `record` for the reporter; false (and counted) if the ring is full. */
-static bool post(bolts_pool_t *pool, struct bolts_stall_reports *r, const bolts_stall_record_t *record) {
+/* Queues `record` for the reporter, counting it dropped if the ring is full. A found
+ * report opens its slot's mark (`report_open`), an ended one is queued only for an open
+ * mark, and closes it; the flag is read and written under the ring's lock alone. The
+ * monitor queues a found report before it marks the worker, and whoever undoes the mark
+ * queues the ended one after: the undoing read the mark's store, which follows the found
+ * report's unlock, so its lock comes after that unlock, and it sees the mark open. */
+static void post(bolts_pool_t *pool, struct bolts_stall_reports *r, struct bolts_pool_slot *slot,
+                 const bolts_stall_record_t *record) {
+    bool found = record->phase == BOLTS_STALL_FOUND;
     pthread_mutex_lock(&r->lock);
+    /* Relaxed, both: under the lock, which orders them. */
+    bool open = atomic_load_explicit(&slot->report_open, memory_order_relaxed) != 0;
     bool room = r->count < RING && !r->stop;
-    if (room) {
-        r->ring[(r->head + r->count) % RING] = *record;
-        r->count++;
-        pthread_cond_signal(&r->ready);
+    if (found ? room : open) {
+        atomic_store_explicit(&slot->report_open, found, memory_order_relaxed);
+        if (room) {
+            r->ring[(r->head + r->count) % RING] = *record;
+            r->count++;
+            pthread_cond_signal(&r->ready);
+        }
     }
     pthread_mutex_unlock(&r->lock);
     /* Relaxed: a statistic. */
-    if (!room) atomic_fetch_add_explicit(&pool->reports_dropped, 1, memory_order_relaxed);
-    return room;
+    if (!room && (found || open)) atomic_fetch_add_explicit(&pool->reports_dropped, 1, memory_order_relaxed);
 }
 
 /* The Swift task of the job `slot`'s worker runs, or 0. The job's record is alive while
@@ -161,14 +172,10 @@ void bolts__stall_report_found(bolts_pool_t *pool, struct bolts_pool_slot *slot,
     record.task_id = task_of(slot);
     bolts_capture_thread(record.tid, atomic_load_explicit(&slot->stack_low, memory_order_relaxed),
                          atomic_load_explicit(&slot->stack_high, memory_order_relaxed), &record.capture);
-    /* Relaxed: the flag is exchanged by whoever makes the ended report; the ring's mutex
-     * orders the records themselves. */
-    if (post(pool, r, &record)) atomic_store_explicit(&slot->report_open, 1, memory_order_relaxed);
+    post(pool, r, slot, &record);
 }
 
 void bolts__stall_report_ended(bolts_pool_t *pool, struct bolts_pool_slot *slot) {
-    /* Relaxed: set only after the found report was queued; the exchange makes one ender. */
-    if (atomic_exchange_explicit(&slot->report_open, 0, memory_order_relaxed) == 0) return;
     /* Acquire: pairs with the release in `bolts_pool_observe_stalls`. */
     struct bolts_stall_reports *r = atomic_load_explicit(&pool->reports, memory_order_acquire);
     if (r == NULL) return;
@@ -177,7 +184,7 @@ void bolts__stall_report_ended(bolts_pool_t *pool, struct bolts_pool_slot *slot)
     /* Relaxed: a hint the monitor wrote when it first saw the job. */
     record.held_ns = bolts__now_ns() - atomic_load_explicit(&slot->job_since, memory_order_relaxed);
     record.capture.system_call = -3;
-    post(pool, r, &record);
+    post(pool, r, slot, &record);
 }
 
 void bolts__stall_reports_free(bolts_pool_t *pool) {

@@ -3,8 +3,9 @@ import CBoltsRuntime
 /// The frames of a thread captured by the C core (`bolts_capture_thread`), named.
 ///
 /// Names come from the loaded objects' symbol tables, Swift names demangled. The pool's
-/// own frames (its worker loop, its job trampolines, the thread's start) are left out, so
-/// a stack reads from the blocking call outwards to the job's entry. The *user frame* is
+/// own frames (its worker loop, its job trampolines, the thread's start) are left out, and
+/// so are addresses without a name past the last named frame (the thread's start in a
+/// stripped C library), so a stack reads from the blocking call outwards to the job's entry. The *user frame* is
 /// the innermost one that is neither the pool's nor in the C library or the Swift runtime:
 /// the function of the job that made the blocking call.
 struct CapturedFrames {
@@ -21,12 +22,15 @@ struct CapturedFrames {
         let addresses = withUnsafeBytes(of: capture.frames) { raw in
             Array(raw.bindMemory(to: UInt.self).prefix(count))
         }
+        var unnamed: [String] = []  // kept only if a named frame follows
         for address in addresses {
             guard let frame = Self.name(address) else {
-                stack.append("0x" + String(address, radix: 16))
+                unnamed.append("0x" + String(address, radix: 16))
                 continue
             }
             if frame.isPools { continue }
+            stack += unnamed
+            unnamed = []
             stack.append(frame.name)
             if userFrame == nil && !frame.isRuntime { userFrame = frame.name }
         }
@@ -47,13 +51,19 @@ struct CapturedFrames {
     }
 
     /// The C core's and the thread start's symbols that a stack leaves out.
+    /// (Those on a worker's path into a job, and those whose return addresses a worker's
+    /// stack keeps from earlier calls: a scan finds them too.)
     private static let poolSymbols: Set<String> = [
-        "run_job", "worker_main", "run_on_worker", "run_closure_job", "start_thread", "clone", "clone3", "__clone",
-        "__clone3",
+        "worker_main", "run_job", "note_delay", "job_invoke", "run_level", "tramp_pop", "run_on_worker", "take",
+        "wake_slot", "wake_one", "notify", "any_work", "job_totals", "submit", "dispatch_stack", "task_push",
+        "start_thread", "clone", "clone3", "__clone", "__clone3",
     ]
 
     /// The Swift front end's job trampolines.
     private static let poolSwiftNames = ["Bolts.ThreadPool._", "Bolts._PoolJobRecord", "Bolts._ExecutorJobPayload"]
+
+    /// A sanitizer's interceptors, linked into the program itself under TSan or ASan.
+    private static let sanitizerPrefixes = ["__interceptor_", "___interceptor_", "__tsan", "__asan", "__sanitizer", "__ubsan"]
 
     /// Objects whose frames are not the job's own code.
     private static let runtimeImages = [
@@ -80,6 +90,7 @@ struct CapturedFrames {
             || poolSwiftNames.contains { name.contains($0) } || name.hasPrefix("thunk for ")
             || name.hasPrefix("reabstraction thunk") || name.hasPrefix("partial apply for thunk")
         let isRuntime = runtimeImages.contains { imageName.hasPrefix($0) } || name.hasPrefix("swift_")
+            || sanitizerPrefixes.contains { name.hasPrefix($0) }
             || name.hasPrefix("swift::") || name.hasPrefix("Bolts.") || name.contains(" in Bolts.")
         return Frame(name: name, isPools: isPools, isRuntime: isRuntime)
     }

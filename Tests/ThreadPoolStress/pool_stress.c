@@ -416,6 +416,93 @@ static void test_foreign_blocking(int rounds) {
            worst / 1e6, (unsigned long long)stalls);
 }
 
+/* ---- spares exit, slots come back, and every mark is reported (I6, I12) ----
+ * Bursts of sleeping jobs grow a pool of 2; between bursts its spares exit after
+ * BOLTS_POOL_SPARE_IDLE_NS (run.sh builds this test with a short one) and the scan range
+ * shrinks; the next burst reuses their slots, sometimes while the last spares are still
+ * exiting. Every job runs once, the pool's totals never go backwards while slots are
+ * folded (a thread polls them throughout), the threads come back down to N, and the stall
+ * observer sees a found report, with its system call and frames, before each ended one. */
+static atomic_long sr_found, sr_ended, sr_bad, sr_uncaptured;
+static atomic_int sr_stop;
+static void sr_observe(void *ctx, const bolts_stall_record_t *r) {
+    (void)ctx;
+    if (r->phase == BOLTS_STALL_FOUND) {
+        /* A thread that woke between the monitor's look and its capture is running: it
+         * has no system call to show. Asleep, it must show one and frames. */
+        if (r->capture.system_call == -2) {
+            atomic_fetch_add(&sr_uncaptured, 1);
+        } else if (r->capture.system_call < 0 || r->capture.frame_count == 0) {
+            fprintf(stderr, "spares: a found report without a capture (system call %lld, %u frames)\n",
+                    (long long)r->capture.system_call, r->capture.frame_count);
+            atomic_fetch_add(&sr_bad, 1);
+        }
+        atomic_fetch_add(&sr_found, 1);
+    } else {
+        if (atomic_load(&sr_ended) >= atomic_load(&sr_found)) {
+            fprintf(stderr, "spares: an ended report before its found one\n");
+            atomic_fetch_add(&sr_bad, 1);
+        }
+        atomic_fetch_add(&sr_ended, 1);
+    }
+}
+static void sr_sleep(void *ctx) {
+    (void)ctx;
+    usleep(4000);
+    atomic_fetch_add_explicit(&fb_done, 1, memory_order_release);
+}
+static void *sr_poll(void *arg) {
+    bolts_pool_t *pool = arg;
+    uint64_t submitted = 0, executed = 0;
+    while (!atomic_load_explicit(&sr_stop, memory_order_acquire)) {
+        bolts_pool_metrics_t m;
+        bolts_pool_get_metrics(pool, &m);
+        CHECK(m.submitted >= submitted && m.executed >= executed);
+        submitted = m.submitted;
+        executed = m.executed;
+    }
+    return NULL;
+}
+static void test_spares_exit(int rounds) {
+    bolts_pool_t *pool = bolts_pool_create(2, "spares");
+    CHECK(pool != NULL);
+    CHECK(bolts_pool_observe_stalls(pool, sr_observe, NULL, NULL));
+    CHECK(!bolts_pool_observe_stalls(pool, sr_observe, NULL, NULL)); /* one observer per pool */
+    pthread_t poller;
+    pthread_create(&poller, NULL, sr_poll, pool);
+    long total = 0;
+    for (int round = 0; round < rounds; round++) {
+        atomic_store(&fb_done, 0);
+        int jobs = 8 + (round % 3) * 8;
+        for (int i = 0; i < jobs; i++) bolts_pool_submit(pool, bolts_job_create(sr_sleep, NULL));
+        total += jobs;
+        fb_wait_done(jobs, "spares", round);
+        if (round % 2 == 0) continue; /* the next burst races the spares' exits */
+        int64_t t0 = now();
+        bolts_pool_metrics_t m;
+        do {
+            usleep(2000);
+            bolts_pool_get_metrics(pool, &m);
+        } while (m.threads > 2 && now() - t0 < 3000000000LL + BOLTS_POOL_SPARE_IDLE_NS);
+        CHECK(m.threads == 2);
+    }
+    atomic_store_explicit(&sr_stop, 1, memory_order_release);
+    pthread_join(poller, NULL);
+    bolts_pool_metrics_t m;
+    bolts_pool_get_metrics(pool, &m);
+    CHECK(m.executed == (uint64_t)total && m.submitted == (uint64_t)total);
+    CHECK(m.spares_exited > 0);
+    int64_t t0 = now();
+    while (atomic_load(&sr_ended) < atomic_load(&sr_found) && now() - t0 < 2000000000LL) usleep(1000);
+    CHECK(atomic_load(&sr_found) > 0 && atomic_load(&sr_found) == atomic_load(&sr_ended));
+    CHECK(atomic_load(&sr_bad) == 0);
+    CHECK(atomic_load(&sr_uncaptured) * 2 <= atomic_load(&sr_found)); /* most are caught asleep */
+    CHECK(bolts_pool_shutdown(pool, true) == 0);
+    bolts_pool_release(pool);
+    printf("spares exit and slots come back (%d rounds): ok, %llu spares exited, %ld stalls reported\n", rounds,
+           (unsigned long long)m.spares_exited, atomic_load(&sr_found));
+}
+
 /* ---- ramp-up (I5): two jobs queued together, each waiting until the other started ----
  * They pass only if both workers run them at once: the job queued behind the first must
  * not wait for it (finding F6 in Model/FINDINGS.md). The main thread's pauses between
@@ -755,6 +842,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "hops") == 0) { test_hops(400000); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     if (argc > 1 && strcmp(argv[1], "foreign") == 0) { test_foreign_blocking(argc > 2 ? atoi(argv[2]) : 400); return 0; }
+    if (argc > 1 && strcmp(argv[1], "spares") == 0) { test_spares_exit(argc > 2 ? atoi(argv[2]) : 20); return 0; }
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     test_exactly_once(n, 8);
     test_shutdown_in_flight();
@@ -764,6 +852,7 @@ int main(int argc, char **argv) {
     test_shutdown_race();
     test_starved_queue(10);
     test_foreign_blocking(200);
+    test_spares_exit(20);
     test_ramp(20000);
     test_idle_spin_yields(400);
     test_hops(400000);

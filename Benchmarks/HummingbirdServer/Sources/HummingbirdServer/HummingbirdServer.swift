@@ -47,6 +47,7 @@ struct HummingbirdServer {
         router.get("block") { _, _ in Handlers.block() }
         router.get("thread") { _, _ in Handlers.threadDescription() }
         router.get("pool") { _, _ in Handlers.poolCounters() }
+        router.get("stalls") { _, _ in Handlers.stallReports() }
     }
 }
 

@@ -21,6 +21,10 @@ public enum ExecutorChoice: String, CaseIterable, Sendable {
     /// `withTaskExecutorPreference(ThreadPool.shared)`.
     case boltsPreferred = "bolts-preferred"
 
+    /// Whether the handlers run on `ThreadPool.shared` (`bolts`, `bolts-preferred`), whose stall
+    /// reports the server then counts (`StallTally`).
+    public var runsHandlersOnPool: Bool { self == .bolts || self == .boltsPreferred }
+
     /// The choice named by the first argument; exits with status 64 on anything else.
     public static func fromArguments(server: String) -> ExecutorChoice {
         let arguments = CommandLine.arguments
@@ -50,11 +54,13 @@ public enum ExecutorChoice: String, CaseIterable, Sendable {
 }
 
 /// A server's start, its first statement: installs the executor its first argument names
-/// (exiting when it cannot: `ExecutorChoice.install()`), reads the options after it, and sets
+/// (exiting when it cannot: `ExecutorChoice.install()`), starts counting the pool's stall
+/// reports when the handlers run on it (`StallTally`), reads the options after it, and sets
 /// the jobs' rounds. The install must come before anything starts a Swift task or touches
 /// Dispatch. `server` names the executable in the usage line.
 public func startServer(named server: String) -> (choice: ExecutorChoice, options: Options) {
     let choice = ExecutorChoice.fromArguments(server: server).install()
+    if choice.runsHandlersOnPool { StallTally.shared.observe() }
     let options = Options.parse(Array(CommandLine.arguments.dropFirst(2)))
     Job.rounds = options.jobRounds
     return (choice, options)

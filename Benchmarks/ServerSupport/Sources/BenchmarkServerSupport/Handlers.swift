@@ -21,6 +21,8 @@ import Foundation
 ///   choice, not measured).
 /// - `/pool`: `poolCounters()`, `ThreadPool.shared`'s counters, so that a profile can divide
 ///   the jobs and parks of a load by its requests (not measured).
+/// - `/stalls`: `stallReports()`, what the pool's stall reports have said so far
+///   (`StallTally`), for the blocking-handler run's report (not measured).
 ///
 /// A body that depends on the jobs' results keeps the optimizer from dropping the jobs.
 public enum Handlers {
@@ -81,6 +83,10 @@ public enum Handlers {
         let metrics = ThreadPool.shared.metrics
         return "executed=\(metrics.executed) parks=\(metrics.parks) threads=\(metrics.threads)"
     }
+
+    /// `StallTally.shared.body`: the stall reports of `ThreadPool.shared` so far, or
+    /// `observing=false` for a choice whose handlers do not run on the pool.
+    public static func stallReports() -> String { StallTally.shared.body }
 }
 
 /// The body of `/json`; each server makes it its framework's response type.

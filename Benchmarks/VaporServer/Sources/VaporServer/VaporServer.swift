@@ -62,6 +62,7 @@ struct VaporServer {
         route("block") { Handlers.block() }
         route("thread") { Handlers.threadDescription() }
         route("pool") { Handlers.poolCounters() }
+        route("stalls") { Handlers.stallReports() }
     }
 }
 

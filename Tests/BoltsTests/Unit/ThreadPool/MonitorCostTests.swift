@@ -182,3 +182,29 @@ struct MonitorCostTests {
         #expect(snapshot.description.split(separator: "\n").count == 3, "\(snapshot)")
     }
 }
+
+extension MonitorCostTests {
+    /// Jobs that wait on a semaphore only a job queued behind them all signals: nothing
+    /// completes until that job runs, so the growth rule keeps adding threads (one doubling
+    /// per window) until one reaches it, as a pool without the rule would.
+    @Test(.timeLimit(.minutes(1))) func waitersOnAJobQueuedBehindThemAreReachedWhateverTheirNumber() throws {
+        let pool = ThreadPool(threadCount: 2, name: "waiters")
+        defer { pool.shutdown() }
+        let gate = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        let waiters = 40
+        for _ in 0..<waiters {
+            group.enter()
+            pool.execute {
+                gate.wait()
+                group.leave()
+            }
+        }
+        group.enter()
+        pool.execute {
+            for _ in 0..<waiters { gate.signal() }
+            group.leave()
+        }
+        #expect(group.wait(timeout: .now() + 20) == .success, "\(pool.metrics)")
+    }
+}
