@@ -200,7 +200,7 @@ let package = Package(
             name: "GlobalExecutorTests",
             dependencies: [
                 "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "ReadmeGlobalExecutorExample",
-                "CGlobalExecutorSwitch",
+                "CGlobalExecutorSwitch", "BoltsTestSupport",
             ],
             swiftSettings: swiftSettings
         ),

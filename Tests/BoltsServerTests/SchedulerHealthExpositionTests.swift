@@ -14,15 +14,7 @@ import Testing
         defer { pool.shutdown() }
         let registry = PrometheusCollectorRegistry()
         let reporter = ThreadPoolMetricsReporter(pool: pool, factory: PrometheusMetricsFactory(registry: registry))
-        let group = DispatchGroup()
-        for _ in 0..<2000 {
-            group.enter()
-            pool.execute {
-                usleep(50)
-                group.leave()
-            }
-        }
-        group.wait()
+        submitJobs(2000, to: { pool.execute($0) }) { usleep(50) }.wait()
         reporter.report()
         let health = pool.schedulerHealth
         #expect(health.runTimes.count >= 2000 / 16 / 2, "sampled run times: \(health.runTimes.count)")

@@ -1,29 +1,18 @@
+import BoltsTestSupport
 import CGlobalExecutorSwitch
 import Foundation
 import Testing
 
-/// Runs `program` with `arguments` (and `environment`, if given) and collects its
-/// standard output and error together.
 private func run(
     _ program: URL,
     _ arguments: [String],
     environment: [String: String]? = nil
 ) throws -> (status: Int32, reason: Process.TerminationReason, output: String) {
-    let process = Process()
-    process.executableURL = program
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, process.terminationReason, String(decoding: data, as: UTF8.self))
+    try runChildProcess(program, arguments, environment: environment)
 }
 
 /// This test runner's own executable.
-private var testRunner: URL { URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath() }
+private var testRunner: URL { testRunnerExecutable }
 
 /// Runs a checks program (`GlobalExecutorChecks` by default; built with the tests, next to
 /// the test runner) in a child process: installing a global executor is process-wide, so it

@@ -36,6 +36,15 @@ final class Reports: @unchecked Sendable {
     var reports: [ThreadPool.StallReport] { lock.withLock { all } }
 }
 
+/// When each blocker began, from the pool's threads.
+final class Starts: @unchecked Sendable {
+    // @unchecked Sendable: `times` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var times: [ContinuousClock.Instant] = []
+    func add(_ time: ContinuousClock.Instant) { lock.withLock { times.append(time) } }
+    var all: [ContinuousClock.Instant] { lock.withLock { times } }
+}
+
 @inline(never)
 func sleepInsideLoadReportSynchronously() {
     var request = timespec(tv_sec: 0, tv_nsec: 60_000_000)
@@ -53,8 +62,12 @@ func seconds(_ d: Duration) -> Double {
     Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
 }
 
-/// Checks the reports of `count` blocks in `function`, made in `systemCalls`.
-func judge(_ reports: [ThreadPool.StallReport], count: Int, function: String, systemCalls: Set<String>) {
+/// Checks the reports of `count` blocks in `function`, made in `systemCalls`, each of which
+/// lasted `block` (the nominal length, or what the blocks were measured to last).
+func judge(
+    _ reports: [ThreadPool.StallReport], count: Int, function: String, systemCalls: Set<String>,
+    block: ClosedRange<Duration> = blockLength...blockLength
+) {
     let found = reports.filter { $0.phase == .found }
     let ended = reports.filter { $0.phase == .ended }
     print("\(found.count) found, \(ended.count) ended")
@@ -67,8 +80,9 @@ func judge(_ reports: [ThreadPool.StallReport], count: Int, function: String, sy
         check(report.systemCall.map(systemCalls.contains) ?? false, "a system call of \(systemCalls): \(report)")
     }
     for report in ended {
-        let ratio = seconds(report.heldFor) / seconds(blockLength)
-        check(ratio >= 0.6 && ratio <= 1.25, "ended after \(ratio)× the block: \(report)")
+        let low = seconds(report.heldFor) / seconds(block.upperBound)
+        let high = seconds(report.heldFor) / seconds(block.lowerBound)
+        check(low >= 0.6 && high <= 1.25, "ended after \(low)–\(high)× the block (\(block)): \(report)")
     }
 }
 
@@ -120,8 +134,10 @@ func installedMode() {
     guard pipe(&fds) == 0 else { return check(false, "a pipe") }
     let reader = fds[0], writer = fds[1]
     let done = DispatchSemaphore(value: 0)
+    let starts = Starts()
     for _ in 0..<2 {
         _Concurrency.Task {
+            starts.add(ContinuousClock.now)
             readInsideFetchRowsSynchronously(reader)
             done.signal()
         }
@@ -129,13 +145,22 @@ func installedMode() {
     usleep(2_000)
     _Concurrency.Task { done.signal() }  // queued behind the two
     snapshotDuringBlock(ThreadPool.shared, function: "readInsideFetchRowsSynchronously")
-    usleep(23_000)  // 60 ms in all
+    // The blocks last 60 ms from the first one's start, or as long as the snapshot took
+    // (under a sanitizer it is slow): what they lasted is measured.
+    let firstStart = starts.all.min() ?? ContinuousClock.now
+    let end = firstStart + blockLength
+    if end > ContinuousClock.now { usleep(UInt32(seconds(end - ContinuousClock.now) * 1e6)) }
     var bytes: [UInt8] = [1, 2]
     _ = write(writer, &bytes, 2)
+    let written = ContinuousClock.now
     for _ in 0..<3 { done.wait() }
     waitForReports(reports, 4)
     let all = reports.reports
-    judge(all, count: 2, function: "readInsideFetchRowsSynchronously", systemCalls: ["read"])
+    let lengths = starts.all.map { written - $0 }
+    judge(
+        all, count: 2, function: "readInsideFetchRowsSynchronously", systemCalls: ["read"],
+        block: (lengths.min() ?? blockLength)...(lengths.max() ?? blockLength)
+    )
     check(all.allSatisfy { $0.taskID != nil }, "each report names its Swift task")
 }
 

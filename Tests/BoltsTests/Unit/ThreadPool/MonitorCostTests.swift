@@ -1,4 +1,5 @@
 @testable import Bolts
+import BoltsTestSupport
 import CBoltsRuntime
 import Dispatch
 import Foundation
@@ -7,21 +8,11 @@ import Testing
 /// Runs `StallReportChecks` (built with the tests, next to the test runner) in a child
 /// process and returns its exit status and output.
 private func runStallReportChecks(_ mode: String) throws -> (status: Int32, output: String) {
-    let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let program = runner.deletingLastPathComponent().appendingPathComponent("StallReportChecks")
-    let process = Process()
-    process.executableURL = program
-    process.arguments = [mode]
+    let program = testRunnerExecutable.deletingLastPathComponent().appendingPathComponent("StallReportChecks")
     var environment = ProcessInfo.processInfo.environment
     environment["BOLTS_POOL_THREADS"] = "2"  // the shared pool, in the installed mode
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let (status, _, output) = try runChildProcess(program, [mode], environment: environment)
+    return (status, output)
 }
 
 /// The kernel's count of context switches of the pool's monitor thread (named
@@ -100,15 +91,7 @@ struct MonitorCostTests {
     @Test(.timeLimit(.minutes(1))) func extraThreadsExitAfterTheirIdleSpell() throws {
         let pool = ThreadPool(threadCount: 2, name: "burst-test")
         defer { pool.shutdown() }
-        let group = DispatchGroup()
-        for _ in 0..<40 {
-            group.enter()
-            pool.execute {
-                usleep(100_000)
-                group.leave()
-            }
-        }
-        group.wait()
+        submitJobs(40, to: { pool.execute($0) }) { usleep(100_000) }.wait()
         let peak = pool.metrics.threads
         #expect(peak > 2, "the burst was compensated (\(pool.metrics))")
         let idle = Double(BOLTS_POOL_SPARE_IDLE_NS) / 1e9
@@ -119,14 +102,7 @@ struct MonitorCostTests {
         // Counters stay whole across the fold of the retired slots.
         #expect(metrics.executed >= 40 && metrics.submitted == metrics.executed, "\(metrics)")
         // The pool still runs jobs, and compensates again from its reused slots.
-        let again = DispatchGroup()
-        for _ in 0..<8 {
-            again.enter()
-            pool.execute {
-                usleep(20_000)
-                again.leave()
-            }
-        }
+        let again = submitJobs(8, to: { pool.execute($0) }) { usleep(20_000) }
         #expect(again.wait(timeout: .now() + 10) == .success)
     }
 
