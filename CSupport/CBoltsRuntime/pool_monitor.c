@@ -104,7 +104,8 @@
 /* What the monitor knows of one slot's worker; the monitor thread's alone. */
 struct sighting {
     uint64_t job;       /* its `started` count when last seen in a job; 0: not in one */
-    int64_t since;      /* when the monitor first saw it in that job */
+    int64_t seen_at;    /* when the monitor first saw it in that job: the bound counts from it */
+    int64_t since;      /* when that job began, as far as the monitor knows (for reports) */
     int64_t probed_at;  /* when its CPU time was read in that job; 0: not yet */
     int64_t cpu;        /* that CPU time, ns */
     int64_t next_probe; /* when to read them again (later each time the job computes) */
@@ -288,6 +289,7 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
         }
         if (s->job != started) {
             s->job = started;
+            s->seen_at = now;
             s->since = previous + (now - previous) / 2;
             s->probed_at = 0;
             s->next_probe = now;
@@ -328,8 +330,8 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
             if (s->next_probe < found.due) found.due = s->next_probe;
             continue;
         }
-        if (now - s->since < BOLTS_POOL_BLOCKED_NS) {
-            s->next_probe = s->since + BOLTS_POOL_BLOCKED_NS;
+        if (now - s->seen_at < BOLTS_POOL_BLOCKED_NS) {
+            s->next_probe = s->seen_at + BOLTS_POOL_BLOCKED_NS;
             if (s->next_probe < found.due) found.due = s->next_probe;
             continue;
         }
