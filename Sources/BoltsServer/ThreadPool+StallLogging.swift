@@ -8,14 +8,14 @@ import Glibc
 #endif
 
 extension ThreadPool {
-    /// Logs every ``ThreadPool/StallReport`` of this pool through `logger`, one line each,
+    /// Logs every ``/Bolts/ThreadPool/StallReport`` of this pool through `logger`, one line each,
     /// and records how long each blocked job held its worker in a swift-metrics `Timer`.
     ///
     /// A found report is logged at `level` (default `.warning`) with the stack in the
     /// metadata (`stack`, frames separated by " <- "), an ended one at `.info`; each ended
-    /// report's ``ThreadPool/StallReport/heldFor`` goes to the timer `timerLabel`
+    /// report's ``/Bolts/ThreadPool/StallReport/heldFor`` goes to the timer `timerLabel`
     /// (dimension `("pool", name)`). It replaces any observer set with
-    /// ``ThreadPool/observeStalls(_:)``, and runs on the pool's reporter thread, so a slow
+    /// ``/Bolts/ThreadPool/observeStalls(_:)``, and runs on the pool's reporter thread, so a slow
     /// log handler delays only later reports.
     ///
     /// A line as a person reads it:
@@ -44,7 +44,7 @@ extension ThreadPool {
         }
     }
 
-    /// Logs ``snapshot()`` through `logger` each time the process receives `signal` (for
+    /// Logs ``/Bolts/ThreadPool/snapshot()`` through `logger` each time the process receives `signal` (for
     /// example `SIGUSR1`: `kill -USR1 <pid>` shows what every worker is doing, as Go's
     /// `schedtrace` does). The signal's default action is turned off for as long as the
     /// returned source lives; cancel it to stop.
