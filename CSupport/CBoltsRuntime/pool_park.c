@@ -93,11 +93,25 @@ bool bolts__pool_park(bolts_pool_t *pool, struct bolts_pool_slot *self, bool sea
         /* Relaxed: a statistic written only by this thread. */
         atomic_store_explicit(&self->parks, atomic_load_explicit(&self->parks, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        if (!self->restrained) {
+        if (!self->restrained && (self->index < pool->target || BOLTS_POOL_SPARE_IDLE_NS <= 0)) {
             self->restrained_park = BOLTS_POOL_RESTRAIN_NS;
             bolts__sleep_begin(self);
             wait_for_wake(self);
             bolts__sleep_end(self);
+            return true;
+        }
+        if (!self->restrained) {
+            /* An extra thread that parked while the worker it stood in for was still
+             * counted as blocked: once that worker is back nobody wakes it, so it looks
+             * again after BOLTS_POOL_SPARE_IDLE_NS, and then retires (I6) and exits. */
+            bolts__sleep_begin(self);
+            bool woken = wait_for_wake_until(self, bolts__now_ns() + BOLTS_POOL_SPARE_IDLE_NS);
+            bolts__sleep_end(self);
+            if (woken) return true;
+            /* Seq_cst: races a claimer's fetch_and, as in the cancel path below. */
+            uint64_t old = atomic_fetch_and_explicit(&pool->parked[w], ~bit, memory_order_seq_cst);
+            if (old & bit) return false; /* our own bit back: not a searcher */
+            wait_for_wake(self);         /* a claimer beat us: its wake is coming (I4) */
             return true;
         }
         /* Parked under a restraint (I11): until a claimer wakes us, or the restraint's

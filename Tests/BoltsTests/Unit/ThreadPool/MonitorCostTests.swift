@@ -88,14 +88,15 @@ struct MonitorCostTests {
 
     /// After a burst of sleeping jobs has grown the pool, its extra threads exit once they
     /// have been spares for BOLTS_POOL_SPARE_IDLE_NS, and the scan range shrinks with them.
-    @Test(.timeLimit(.minutes(1))) func extraThreadsExitAfterTheirIdleSpell() throws {
+    @Test func extraThreadsExitAfterTheirIdleSpell() throws {
         let pool = ThreadPool(threadCount: 2, name: "burst-test")
         defer { pool.shutdown() }
         submitJobs(40, to: { pool.execute($0) }) { usleep(100_000) }.wait()
         let peak = pool.metrics.threads
         #expect(peak > 2, "the burst was compensated (\(pool.metrics))")
         let idle = Double(BOLTS_POOL_SPARE_IDLE_NS) / 1e9
-        let shrunk = waitUntil(.seconds(idle + 10)) { pool.metrics.threads <= 2 }
+        // An extra thread parks for the idle spell, then waits as a spare for another.
+        let shrunk = waitUntil(.seconds(2 * idle + 10)) { pool.metrics.threads <= 2 }
         let metrics = pool.metrics
         #expect(shrunk, "threads after the idle spell: \(metrics.threads) (peak \(peak))")
         #expect(metrics.sparesExited > 0)
@@ -109,7 +110,7 @@ struct MonitorCostTests {
     /// A lock convoy: jobs serialized by one mutex, each holding it 10 ms. Threads brought in
     /// for the waiters only wait for the lock too, so the pool stops growing once they do
     /// not raise the rate at which jobs complete.
-    @Test(.timeLimit(.minutes(1))) func aLockConvoyGrowsThePoolByAtMostEightThreads() throws {
+    @Test func aLockConvoyGrowsThePoolByAtMostEightThreads() throws {
         let pool = ThreadPool(threadCount: 2, name: "convoy")
         defer { pool.shutdown() }
         let lock = NSLock()
@@ -128,6 +129,7 @@ struct MonitorCostTests {
         var peak = 0
         while group.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             peak = max(peak, pool.metrics.threads)
+            if ContinuousClock.now - start > .seconds(60) { break }  // judged below
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -163,7 +165,7 @@ extension MonitorCostTests {
     /// Jobs that wait on a semaphore only a job queued behind them all signals: nothing
     /// completes until that job runs, so the growth rule keeps adding threads (one doubling
     /// per window) until one reaches it, as a pool without the rule would.
-    @Test(.timeLimit(.minutes(1))) func waitersOnAJobQueuedBehindThemAreReachedWhateverTheirNumber() throws {
+    @Test func waitersOnAJobQueuedBehindThemAreReachedWhateverTheirNumber() throws {
         let pool = ThreadPool(threadCount: 2, name: "waiters")
         defer { pool.shutdown() }
         let gate = DispatchSemaphore(value: 0)
