@@ -226,7 +226,7 @@ check pool-compensation-twice pool.pml pass safety -DBLOCKING=1 -DNSUB=1 -DNJOBS
 check pool-compensation-twice-without-f4-notify pool.pml pass safety -DMUTANT=11 -DBLOCKING=1 -DNSUB=1 -DNJOBS=4 -DSPIN=0
 check pool-ramp-up            pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
 check pool-ramp-up-spin       pool.pml pass safety -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=1
-echo "== monitor.pml: the blocked-worker monitor (I12): its count and its sleep"
+echo "== monitor.pml: the blocked-worker monitor (I12): its count, its sleep, the I6 flag, spares that exit"
 check monitor                 monitor.pml pass safety
 if [ "$pool_full" = 1 ]; then
     check pool-two-submitters-spin pool.pml pass safety -DNSUB=2 -DNJOBS=2 -DSPIN=1
@@ -295,6 +295,8 @@ if [ "$mutants" = 1 ]; then
     check mutant-monitor-1-no-resume         monitor.pml fail safety -DMUTANT=1
     check mutant-monitor-2-undo-without-exchange monitor.pml fail safety -DMUTANT=2
     check mutant-monitor-3-check-before-flag monitor.pml fail safety -DMUTANT=3
+    check mutant-monitor-4-stall-writes-blocked monitor.pml fail safety -DMUTANT=4
+    check mutant-monitor-5-spare-exit-store  monitor.pml fail safety -DMUTANT=5
     check mutant-token-1-no-grace-period    token.pml fail safety -DMUTANT=1 -DNREG=2 -DDISPOSE=0 -DHANDLER=2
     check mutant-token-2-dispose-no-wait    token.pml fail safety -DMUTANT=2 -DNREG=2 -DDISPOSE=1
     check mutant-token-3-no-recheck         token.pml fail safety -DMUTANT=3 -DNREG=2 -DDISPOSE=1

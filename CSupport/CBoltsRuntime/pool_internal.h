@@ -170,6 +170,10 @@ struct bolts_pool {
      * (1 once the pool is CLOSED). */
     _Alignas(BOLTS_CACHE_LINE) atomic_uint monitor_asleep;
     atomic_uint monitor_stop;
+    /* The top of the monitor's last scan, the monitor's alone: its next look scans up to
+     * the larger of this and hwm, so that a mark made on a slot that hwm shrank past
+     * meanwhile is still undone (model finding F7). */
+    uint32_t monitor_scan_top;
     /* When the monitor last looked (bolts__now_ns), for `bolts_pool_snapshot`. */
     _Atomic int64_t last_look;
     /* The stall reports (pool_report.c): NULL until an observer is set. */

@@ -263,16 +263,17 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
     int queued = -1; /* bolts__pool_jobs_queued, read once per look when needed */
     /* Acquire: pairs with the release in `bolts__pool_add_worker`. */
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
+    uint32_t top = hwm > pool->monitor_scan_top ? hwm : pool->monitor_scan_top;
+    pool->monitor_scan_top = hwm;
     /* Relaxed: a hint for `bolts_pool_snapshot`. */
     atomic_store_explicit(&pool->last_look, now, memory_order_relaxed);
-    for (uint32_t i = 0; i < hwm; i++) {
+    for (uint32_t i = 0; i < top; i++) {
         struct bolts_pool_slot *slot = &pool->slots[i];
         struct sighting *s = &seen[i];
         /* Relaxed, these loads: what a worker is doing is a hint here; the accounting
          * rests on the exchanges of `stalled` alone. */
         uint64_t started = atomic_load_explicit(&slot->started, memory_order_relaxed);
         uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
-        found.done += executed;
         bool in_job = started != executed &&
                       atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE &&
                       !bolts__pool_owner_parked(pool, slot);
@@ -350,6 +351,10 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
         s->idle_wait = s->idle_wait * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? s->idle_wait * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
         if (s->next_probe < found.due) found.due = s->next_probe;
     }
+    /* The jobs completed, the retired slots' included, so that the count never drops when
+     * hwm shrinks during an episode (model finding F8). */
+    uint64_t submitted;
+    job_totals(pool, &submitted, &found.done, NULL, NULL);
     return found;
 }
 

@@ -8,17 +8,24 @@
  * threads; shim/monitor_stubs.h: the thread CPU clock and /proc reads, answered as for a
  * thread that never runs and is always asleep).
  *
- * Two tunables are set for these checks (both are overridable: BOLTS_POOL_BLOCKED_NS in
- * bolts_tuning.h, BOLTS_POOL_MAX_EXTRA_THREADS in bolts_pool.h):
+ * Three tunables are set for these checks (all are overridable: BOLTS_POOL_BLOCKED_NS and
+ * BOLTS_POOL_SPARE_IDLE_NS in bolts_tuning.h, BOLTS_POOL_MAX_EXTRA_THREADS in bolts_pool.h):
  * BOLTS_POOL_BLOCKED_NS is 2 us, two reads of the shim's clock, so that a job is marked
- * within a few looks instead of a thousand; BOLTS_POOL_MAX_EXTRA_THREADS is 2, which bounds
- * the compensating threads (Relacy needs a bound on dynamic threads).
+ * within a few looks instead of a thousand; BOLTS_POOL_SPARE_IDLE_NS is 4 us, so that a
+ * spare's idle spell runs out within a few clock reads (the shim's timed futex wait may
+ * also return at any moment, and `wait_for_wake_until` reads the clock on each round, so
+ * the wait always ends) and the exit (CAS SPARE -> FREE, `shrink_range` lowering hwm and
+ * folding the slot's counters) races activations and the monitor's looks;
+ * BOLTS_POOL_MAX_EXTRA_THREADS is 2, which bounds the compensating threads (Relacy needs a
+ * bound on dynamic threads; a thread started in a slot a spare left is one more). The
+ * monitor's growth allowance (BOLTS_POOL_GROWTH_FREE, 4) then never binds.
  *
  * Usage: monitor_check CHECK ITERATIONS
  */
 #include "shim/relacy_shim.h"
 
 #define BOLTS_POOL_BLOCKED_NS 2000
+#define BOLTS_POOL_SPARE_IDLE_NS 4000
 #define BOLTS_POOL_MAX_EXTRA_THREADS 2
 
 #define tls (*shim_job_tls())
@@ -83,7 +90,7 @@ static struct {
 /* Per-run figures, printed at the end: how often the explored executions reached the
  * paths the checks are about. */
 static struct {
-    unsigned iterations, marked, marked_twice, outstanding_at_settle, slept, woken;
+    unsigned iterations, marked, marked_twice, outstanding_at_settle, slept, woken, spare_exited;
 } seen_paths;
 
 static void reset_iteration(bool destroy) {
@@ -143,11 +150,22 @@ static bolts_pool_t *await_pool(void) {
     return pool;
 }
 
+/* Whether no slot's I6 flag is set: `blocked` is the flag of a wait of I6, written only by
+ * its worker (bolts__pool_blocking_begin/end), so with no such wait under way it is clear
+ * on every slot, past hwm too. A mark written there (as `stall` did before the fix) can
+ * land after the job's end cleared it, and stay set for good. */
+static void assert_no_blocked_flag(bolts_pool_t *pool) {
+    for (uint32_t i = 0; i < pool->capacity; i++) {
+        RL_ASSERT(!atomic_load_explicit(&pool->slots[i].blocked, memory_order_relaxed));
+    }
+}
+
 template <class Derived, int Threads, int Dynamic> struct monitor_test : rl::test_suite<Derived, Threads> {
     static const rl::thread_id_t dynamic_thread_count = Dynamic;
     rl::atomic<bolts_pool_t *> pool_handoff;
     void setup(void *(*played)(void *)) {
         reset_iteration(false);
+        shim_dynamic_threads_left = Dynamic;
         shim_counted_sleeps = 0;
         shim_counted_wakes = 0;
         init_pool_statics();
@@ -213,18 +231,22 @@ struct check_hidden_block : monitor_test<check_hidden_block, 1, 4> {
         if (shim_counted_sleeps != 0) seen_paths.slept++;
         if (shim_counted_wakes != 0) seen_paths.woken++; /* by a worker: the pool is still open */
         RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+        /* Every worker has ended (each job's end, and its check, happened before): no wait
+         * of I6 ran here, so no slot's flag is set. */
+        assert_no_blocked_flag(pool);
+        if (atomic_load_explicit(&pool->spares_exited, memory_order_relaxed) != 0) seen_paths.spare_exited++;
         bolts_pool_release(pool);
     }
     void after() { finish(); }
     static void print_paths() {
         printf("paths: of %u iterations, the monitor marked the worker in %u, slept in %u, was woken by a "
-               "worker leaving its park in %u\n",
-               seen_paths.iterations, seen_paths.marked, seen_paths.slept, seen_paths.woken);
+               "worker leaving its park in %u; a spare exited after its idle spell in %u\n",
+               seen_paths.iterations, seen_paths.marked, seen_paths.slept, seen_paths.woken, seen_paths.spare_exited);
     }
 };
 
 /* Whether the monitor's marks are all undone and counted back once: `unblocked` equals the
- * ACTIVE slots and no `stalled` flag is set. */
+ * ACTIVE slots and no `stalled` flag is set; and no I6 flag is left. */
 static void assert_settled_counts(bolts_pool_t *pool) {
     uint32_t hwm = atomic_load_explicit(&pool->hwm, memory_order_acquire);
     int active = 0;
@@ -233,6 +255,7 @@ static void assert_settled_counts(bolts_pool_t *pool) {
         RL_ASSERT(atomic_load_explicit(&pool->slots[i].stalled, memory_order_relaxed) == 0);
     }
     RL_ASSERT(atomic_load_explicit(&pool->unblocked, memory_order_relaxed) == active);
+    assert_no_blocked_flag(pool);
 }
 
 /* relaxed-monitor-accounting: a pool of one worker whose monitor thread this check plays,
@@ -266,8 +289,16 @@ struct check_accounting : monitor_test<check_accounting, 2, 3> {
         } else {
             bolts_pool_t *pool = await_pool();
             struct sighting *sightings = (struct sighting *)calloc(pool->capacity, sizeof *sightings);
+            /* monitor_main's loop, without its sleeps: a look, the growth rule, the top-up. */
+            struct growth growth = {};
+            growth.allowance = BOLTS_POOL_GROWTH_FREE;
+            int64_t previous = bolts__now_ns();
             while (jobs_done.load(mo_acquire, $) == 0) {
-                look(pool, sightings, bolts__now_ns());
+                int64_t now = bolts__now_ns();
+                struct look found = look(pool, sightings, now, previous);
+                previous = now;
+                judge_growth(pool, &growth, now, &found);
+                if (found.marked) top_up(pool, &growth);
                 rl::yield(1, $);
             }
             /* Seq_cst loads of the bits (and of SPARE): each read of a bit synchronizes
@@ -281,8 +312,9 @@ struct check_accounting : monitor_test<check_accounting, 2, 3> {
                     seen_paths.outstanding_at_settle++;
                 }
             }
-            look(pool, sightings, bolts__now_ns());
+            look(pool, sightings, bolts__now_ns(), previous);
             assert_settled_counts(pool);
+            if (atomic_load_explicit(&pool->spares_exited, memory_order_relaxed) != 0) seen_paths.spare_exited++;
             settled.store(1, mo_release, $);
             free(sightings);
             bolts__pool_unref(pool); /* the reference `bolts__pool_monitor_start` took for it */
@@ -291,9 +323,9 @@ struct check_accounting : monitor_test<check_accounting, 2, 3> {
     void after() { finish(); }
     static void print_paths() {
         printf("paths: of %u iterations, a mark in %u (two or more in %u), a mark left for the monitor's "
-               "undo at the settle in %u\n",
+               "undo at the settle in %u, a spare exited after its idle spell by the settle in %u\n",
                seen_paths.iterations, seen_paths.marked, seen_paths.marked_twice,
-               seen_paths.outstanding_at_settle);
+               seen_paths.outstanding_at_settle, seen_paths.spare_exited);
     }
 };
 

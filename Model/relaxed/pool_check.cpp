@@ -7,6 +7,16 @@
  * its start reports failure and its hooks do nothing (the stubs below); monitor_check.cpp
  * checks it.
  *
+ * One tunable is set for these checks (overridable, bolts_tuning.h): BOLTS_POOL_SPARE_IDLE_NS
+ * is 4 us, so that a spare's idle spell runs out within a few reads of the shim's clock (its
+ * timed futex wait may also return at any moment, and `wait_for_wake_until` reads the clock
+ * on each round, so the wait always ends): a compensating thread that retired may then
+ * exit (CAS SPARE -> FREE) and lower hwm past its slot (`shrink_range`, folding its counters
+ * into the pool's retired counts under the `stats_gen` sequence lock), racing an activation,
+ * shutdown's wake-up of spares and `bolts__pool_add_worker` starting a thread in the slot it
+ * left. relaxed-pool-spare-exit picks 4 us, 30 us or 1 ms per iteration, so that an
+ * activation also finds the spare still waiting, or in its time-out.
+ *
  * Every check asserts, in every explored execution:
  * - each job runs exactly once, and sees what its submitter wrote before submitting (a
  *   Relacy variable: a missing happens-before edge is a data race);
@@ -14,11 +24,17 @@
  *   on tasks (futex), so a job left behind with every worker parked leaves every thread
  *   asleep, which Relacy reports as a deadlock;
  * - shutdown reaches the end of every worker (`bolts_pool_shutdown(pool, true)` returns);
- * - no block is used after its free or freed twice, and every block is freed at the end.
+ * - no block is used after its free or freed twice, and every block is freed at the end;
+ * - in relaxed-pool-spare-exit, the totals `job_totals` reads (what the metrics and
+ *   backpressure see) never decrease from one read to the next, across the folds.
  *
  * Usage: pool_check CHECK ITERATIONS
  */
 #include "shim/relacy_shim.h"
+
+/* Per iteration (see the header): 4 us unless a check picks another spell. */
+static int64_t shim_spare_idle_ns = 4000;
+#define BOLTS_POOL_SPARE_IDLE_NS shim_spare_idle_ns
 
 #define tls (*shim_job_tls())
 #include "job.c"
@@ -127,6 +143,8 @@ template <class Derived, int Threads, int Dynamic> struct pool_test : rl::test_s
     int njobs;
     void setup(int n) {
         reset_iteration(false);
+        shim_dynamic_threads_left = Dynamic;
+        shim_spare_idle_ns = 4000;
         init_pool_statics();
         njobs = n;
         pool_handoff.store(NULL, mo_relaxed, $);
@@ -229,6 +247,114 @@ struct check_compensation : pool_test<check_compensation, 1, 3> {
     void after() { finish(); }
 };
 
+/* relaxed-pool-spare-exit: a pool of 1 and two blocking episodes (I6): job 0 waits for job 1,
+ * queued behind it; once job 0 is done (its compensating thread may then retire to a spare,
+ * time out, exit and lower hwm), job 2 waits for job 3, queued behind it. The second
+ * episode's `bolts__pool_add_worker` activates the spare (racing its time-out: the state's
+ * CAS decides), or starts a thread in the FREE slot it left (below hwm, before the shrink;
+ * or at hwm after it), or the blocking hook's F4 wake-up brings in a compensating thread
+ * still parked. Meanwhile another thread reads `job_totals` (the counters of every slot in
+ * [0, hwm) plus the retired counts, under the sequence lock) and asserts that jobs run,
+ * steals and parks never decrease. */
+static struct {
+    unsigned iterations, exited, compensated_twice, both;
+} spare_paths;
+
+struct check_spare_exit : pool_test<check_spare_exit, 2, 4> {
+    rl::atomic<int> stop, stopped;
+    void before() {
+        setup(4);
+        g.jobs[0].wait_on = g.jobs[1].done;
+        g.jobs[2].wait_on = g.jobs[3].done;
+        stop.store(0, mo_relaxed, $);
+        stopped.store(0, mo_relaxed, $);
+    }
+    void thread(unsigned i) {
+        if (i == 0) {
+            /* When the second episode comes (below), and the spare's idle spell: 4 us (it
+             * mostly exits first), 30 us (the two race) or 1 ms (it is mostly activated). */
+            static const int64_t spells[] = {4000, 30000, 1000000};
+            unsigned when = rl::rand(4);
+            shim_spare_idle_ns = spells[rl::rand(when == 3 ? 2 : 3)];
+            bolts_pool_t *pool = bolts_pool_create(1, "relacy");
+            g.pool->store(pool, mo_release, $);
+            submit(pool, 0, false);
+            submit(pool, 1, false);
+            RL_ASSERT(bolts_task_wait(g.jobs[0].done, -1));
+            /* The second episode at once; or once the compensating thread has retired to a
+             * spare (or parked as ACTIVE, when it went idle before job 0's worker was back:
+             * then it stays so); or, if it retired, once it has also timed out and exited
+             * (its exit and shrink may still be under way). Relaxed loads: scheduling
+             * conditions, which order nothing the check relies on. */
+            struct bolts_pool_slot *extra = &pool->slots[1];
+            if (when >= 1) {
+                while (atomic_load_explicit(&extra->state, memory_order_relaxed) == SLOT_ACTIVE &&
+                       !bolts__pool_owner_parked(pool, extra)) {
+                    rl::yield(1, $);
+                }
+            }
+            if (when == 2) {
+                while (atomic_load_explicit(&extra->state, memory_order_relaxed) == SLOT_SPARE &&
+                       atomic_load_explicit(&pool->spares_exited, memory_order_relaxed) == 0) {
+                    rl::yield(1, $);
+                }
+            }
+            /* Or bring a thread in from here, as the monitor's top-up does from its own
+             * thread, a few steps later: the activation races the spare's time-out (or finds
+             * the slot it left). The extra thread retires again at its next idle scan. */
+            if (when == 3) {
+                for (int k = (int)rl::rand(48); k > 0; k--) rl::yield(1, $); /* into the spare's time-out */
+                RL_ASSERT(bolts__pool_add_worker(pool));
+            }
+            submit(pool, 2, false);
+            submit(pool, 3, false);
+            for (int k = 1; k < 4; k++) RL_ASSERT(bolts_task_wait(g.jobs[k].done, -1));
+            /* Once every ACTIVE worker is parked, `unblocked` is the number of ACTIVE slots:
+             * an activation counted a thread that is there. Seq_cst loads of the bits, as
+             * monitor_check's settle. */
+            while (!bolts__pool_all_active_parked(pool)) rl::yield(1, $);
+            int active = 0;
+            for (uint32_t k = 0; k < atomic_load_explicit(&pool->hwm, memory_order_acquire); k++) {
+                active += atomic_load_explicit(&pool->slots[k].state, memory_order_relaxed) == SLOT_ACTIVE;
+            }
+            RL_ASSERT(atomic_load_explicit(&pool->unblocked, memory_order_relaxed) == active);
+            stop.store(1, mo_release, $);
+            while (stopped.load(mo_acquire, $) == 0) rl::yield(1, $);
+            bool exited = atomic_load_explicit(&pool->spares_exited, memory_order_relaxed) != 0;
+            bool twice = atomic_load_explicit(&pool->compensations, memory_order_relaxed) >= 2;
+            spare_paths.iterations++;
+            spare_paths.exited += exited;
+            spare_paths.compensated_twice += twice;
+            spare_paths.both += exited && twice;
+            RL_ASSERT(bolts_pool_shutdown(pool, true) == 0);
+            bolts_pool_release(pool);
+        } else {
+            bolts_pool_t *pool = await_pool();
+            uint64_t last_executed = 0, last_stolen = 0, last_parks = 0;
+            /* A bounded number of reads, so that a job left queued with every worker asleep
+             * leaves every thread asleep (a deadlock), not this one spinning. */
+            for (int reads = 0; reads < 200 && stop.load(mo_acquire, $) == 0; reads++) {
+                uint64_t submitted, executed, stolen, parks;
+                job_totals(pool, &submitted, &executed, &stolen, &parks);
+                RL_ASSERT(executed >= last_executed && "jobs run went down");
+                RL_ASSERT(stolen >= last_stolen && "steals went down");
+                RL_ASSERT(parks >= last_parks && "parks went down");
+                last_executed = executed;
+                last_stolen = stolen;
+                last_parks = parks;
+                rl::yield(1, $);
+            }
+            stopped.store(1, mo_release, $);
+        }
+    }
+    void after() { finish(); }
+    static void print_paths() {
+        printf("paths: of %u iterations, a spare exited after its idle spell (by the end of the jobs) in %u, "
+               "two compensations in %u, both in %u\n",
+               spare_paths.iterations, spare_paths.exited, spare_paths.compensated_twice, spare_paths.both);
+    }
+};
+
 template <class T> static bool run_check(const char *name, int iterations) {
     rl::test_params p;
     p.iteration_count = iterations;
@@ -254,6 +380,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(name, "relaxed-pool-one-worker")) ok = run_check<check_one_worker>(name, n);
     else if (!strcmp(name, "relaxed-pool-shutdown-race")) ok = run_check<check_shutdown_race>(name, n);
     else if (!strcmp(name, "relaxed-pool-compensation")) ok = run_check<check_compensation>(name, n);
+    else if (!strcmp(name, "relaxed-pool-spare-exit")) {
+        ok = run_check<check_spare_exit>(name, n);
+        check_spare_exit::print_paths();
+    }
     else {
         fprintf(stderr, "unknown check %s\n", name);
         return 2;
