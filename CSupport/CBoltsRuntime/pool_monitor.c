@@ -221,6 +221,12 @@ static void judge_growth(bolts_pool_t *pool, struct growth *g, int64_t now, cons
                              .window_done = done, .hold = g->hold};
         return;
     }
+    if (done < g->window_done) {
+        /* A fold of retired slots was under way at one of the two looks: start again. */
+        g->window_start = now;
+        g->window_done = done;
+        return;
+    }
     int64_t window = g->hold + g->hold / 2;
     if (window < BOLTS_POOL_GROWTH_WINDOW_NS) window = BOLTS_POOL_GROWTH_WINDOW_NS;
     if (window > BOLTS_POOL_GROWTH_WINDOW_MAX_NS) window = BOLTS_POOL_GROWTH_WINDOW_MAX_NS;
@@ -274,6 +280,7 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
          * rests on the exchanges of `stalled` alone. */
         uint64_t started = atomic_load_explicit(&slot->started, memory_order_relaxed);
         uint64_t executed = atomic_load_explicit(&slot->executed, memory_order_relaxed);
+        found.done += executed;
         bool in_job = started != executed &&
                       atomic_load_explicit(&slot->state, memory_order_relaxed) == SLOT_ACTIVE &&
                       !bolts__pool_owner_parked(pool, slot);
@@ -351,10 +358,11 @@ static struct look look(bolts_pool_t *pool, struct sighting *seen, int64_t now, 
         s->idle_wait = s->idle_wait * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? s->idle_wait * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
         if (s->next_probe < found.due) found.due = s->next_probe;
     }
-    /* The jobs completed, the retired slots' included, so that the count never drops when
-     * hwm shrinks during an episode (model finding F8). */
-    uint64_t submitted;
-    job_totals(pool, &submitted, &found.done, NULL, NULL);
+    /* The jobs completed, the retired slots' included (model finding F8). Relaxed: a
+     * count for the growth rule, read without the sequence lock, whose fences would order
+     * the monitor's other loads for it; a fold under way may make it drop for one look,
+     * which `judge_growth` takes as no data. */
+    found.done += atomic_load_explicit(&pool->retired_executed, memory_order_relaxed);
     return found;
 }
 
