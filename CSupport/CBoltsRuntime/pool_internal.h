@@ -173,7 +173,7 @@ struct bolts_pool {
     /* The top of the monitor's last scan, the monitor's alone: its next look scans up to
      * the larger of this and hwm, so that a mark made on a slot that hwm shrank past
      * meanwhile is still undone (model finding F7). */
-    uint32_t monitor_scan_top;
+    _Alignas(BOLTS_CACHE_LINE) uint32_t monitor_scan_top; /* own line: the one above is read by every unpark */
     /* When the monitor last looked (bolts__now_ns), for `bolts_pool_snapshot`. */
     _Atomic int64_t last_look;
     /* The stall reports (pool_report.c): NULL until an observer is set. */

@@ -116,9 +116,14 @@
  *      which then takes the count over) and the monitor (seeing it out of the job)
  *      clears the mark, with an exchange, and puts the worker back; the compensating
  *      thread then retires as in I6. A job that computes or is pre-empted is never
- *      marked, so CPU-bound jobs add no thread. The monitor looks every
- *      BOLTS_POOL_BLOCKED_NS / 2 while a job outlasts a look, backs off to
- *      BOLTS_POOL_MONITOR_QUIET_NS while none does, and sleeps while every active worker
+ *      marked, so CPU-bound jobs add no thread. Past BOLTS_POOL_GROWTH_FREE extra
+ *      threads the monitor brings in more only while they raise the rate at which jobs
+ *      complete, or while none complete (pool_monitor.c, "How far it grows"); an extra
+ *      thread parks or waits as a spare for at most BOLTS_POOL_SPARE_IDLE_NS before it
+ *      retires and exits, and hwm shrinks past exited slots. Each mark is reported
+ *      (pool_report.c). The monitor looks every BOLTS_POOL_BLOCKED_NS / 2 while a job it
+ *      has not judged outlasts a look, backs off to BOLTS_POOL_MONITOR_QUIET_NS once every
+ *      such job is marked or found computing, and sleeps while every active worker
  *      is parked: it publishes that it sleeps (seq_cst), fences and re-reads the parked
  *      bits; a worker whose bit was cleared (seq_cst RMW) fences and reads that flag
  *      (store-buffering pair), so no worker runs while the monitor sleeps unwoken.
