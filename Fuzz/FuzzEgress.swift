@@ -1,9 +1,8 @@
 // libFuzzer target: the egress policy's address and range parsers and the classifier.
-// Built by Fuzz/run.sh together with the Bolts-free sources of BoltsAppLinks; no input may crash it, and every
+// Built by Fuzz/run.sh, with the other targets and FuzzMain.swift, together with the Bolts-free sources of BoltsAppLinks; no input may crash it, and every
 // address must survive a round trip through its text.
 
-/// libFuzzer's entry point: one input, as text and as raw address bytes.
-@_cdecl("LLVMFuzzerTestOneInput")
+/// One input, as text and as raw address bytes.
 public func fuzzEgress(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let buffer = UnsafeBufferPointer(start: data, count: size)
     let text = String(decoding: buffer, as: UTF8.self)

@@ -1,8 +1,7 @@
 // libFuzzer target: the HTML side of App Links (charset decoding, tokenizer, meta extraction, tag algorithm).
-// Built by Fuzz/run.sh together with the Bolts-free sources of BoltsAppLinks; no input may crash it.
+// Built by Fuzz/run.sh, with the other targets and FuzzMain.swift, together with the Bolts-free sources of BoltsAppLinks; no input may crash it.
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(UnsafeBufferPointer(start: data, count: size))
     // The first byte picks a declared charset, so that every decoder sees arbitrary bytes.

@@ -1,5 +1,5 @@
 // libFuzzer target: the URL side of App Links (payload JSON, query parsing, inbound URLs, outbound round trip,
-// data URLs). Built by Fuzz/run.sh together with the Bolts-free sources of BoltsAppLinks; no input may crash it.
+// data URLs). Built by Fuzz/run.sh, with the other targets and FuzzMain.swift, together with the Bolts-free sources of BoltsAppLinks; no input may crash it.
 import Foundation
 
 /// Whether a value holds a double that JSON cannot write back (it becomes null, so it cannot round-trip).
@@ -12,7 +12,6 @@ private func hasNonFinite(_ value: AppLinkJSON) -> Bool {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPayload(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
 

@@ -73,12 +73,6 @@ build() {
 
 status=0
 results=()
-report() { # name verdict seconds detail
-    local line
-    line=$(printf "%-44s %-11s %6s s   %s" "$1" "$2" "$3" "$4")
-    echo "$line"
-    results+=("$line")
-}
 
 # The verdict of one Relacy run from its log: the failure kind Relacy printed, if any.
 failure_kind() {
@@ -88,8 +82,11 @@ failure_kind() {
 
 base="$work/base"
 prepare "$base"
-for h in task_check token_check pool_check monitor_check; do
-    build "$base" "$h" || { echo "build of $h failed:"; cat "$base/$h.build.log"; exit 1; }
+for pair in "task_check token_check" "pool_check monitor_check"; do
+    set -- $pair
+    build "$base" "$1" & first=$!
+    build "$base" "$2" || { echo "build of $2 failed:"; cat "$base/$2.build.log"; exit 1; }
+    wait "$first" || { echo "build of $1 failed:"; cat "$base/$1.build.log"; exit 1; }
 done
 
 checks=(
@@ -123,20 +120,19 @@ iterations_for() {
     esac
 }
 
-echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each; pool: $pool_iterations; monitor: $monitor_iterations)"
-for c in "${checks[@]}"; do
-    set -- $c
-    [ -z "$only" ] || [[ "$2" == *"$only"* ]] || continue
+# run_check HARNESS NAME: runs one check; prints its report line, and on a failure the
+# start of its log.
+run_check() {
+    local t0
     t0=$(date +%s)
     if nice -n 19 "$base/$1" "$2" "$(iterations_for "$1")" > "$work/$2.log" 2>&1; then
-        report "$2" ok $(( $(date +%s) - t0 )) "$(grep -a -m 1 '^iterations:' "$work/$2.log")"
+        printf "%-44s %-11s %6s s   %s\n" "$2" ok $(( $(date +%s) - t0 )) "$(grep -a -m 1 '^iterations:' "$work/$2.log")"
     else
-        report "$2" FAILED $(( $(date +%s) - t0 )) "$(failure_kind "$work/$2.log") (log: $work/$2.log)"
+        printf "%-44s %-11s %6s s   %s\n" "$2" FAILED $(( $(date +%s) - t0 )) "$(failure_kind "$work/$2.log") (log: $work/$2.log)"
         grep -a -v '^\[' "$work/$2.log" | sed -n '1,20p'
         echo "(the execution history is in the log)"
-        status=1
     fi
-done
+}
 
 # Mutants: NAME | FILE | FUNCTION (a line that starts it: the sed is limited to that
 # function; several, separated by " ;; ", go with the expressions in turn, the last one
@@ -208,27 +204,56 @@ run_mutant() {
     fi
 }
 
-echo "== mutants (each must be caught; two at a time)"
-selected=()
+# One queue of checks and mutants, two at a time (one per CPU; each run is
+# single-threaded), the slowest first so that neither CPU is left with a long one at the
+# end; each prints its line as it ends, and the summary lists them in the order above.
+slow="relaxed-mutant-pool-spare-exit-store relaxed-mutant-monitor-stall-writes-blocked relaxed-mutant-monitor-takeover-load-store relaxed-pool-spare-exit"
+jobs=()
+for c in "${checks[@]}"; do
+    set -- $c
+    [ -z "$only" ] || [[ "$2" == *"$only"* ]] || continue
+    jobs+=("check|$1|$2")
+done
 for m in "${mutants[@]}"; do
     name="${m%%|*}"
     [ -z "$only" ] || [[ "$name" == *"$only"* ]] || continue
-    selected+=("$m")
+    jobs+=("mutant|$m")
 done
-for ((k = 0; k < ${#selected[@]}; k += 2)); do
-    run_mutant "${selected[k]}" > "$work/mutant-$k.line" &
-    first=$!
-    if [ $((k + 1)) -lt ${#selected[@]} ]; then run_mutant "${selected[k + 1]}" > "$work/mutant-$((k + 1)).line"; fi
-    wait "$first"
-    for j in $k $((k + 1)); do
-        [ -f "$work/mutant-$j.line" ] || continue
-        line=$(cat "$work/mutant-$j.line")
-        echo "$line"
-        results+=("$line")
-        [[ "$line" == *" caught "* ]] || status=1
-    done
+order=()
+for k in "${!jobs[@]}"; do
+    name=$(cut -d'|' -f3 <<< "${jobs[k]}")
+    [[ "${jobs[k]}" == mutant* ]] && name=$(cut -d'|' -f2 <<< "${jobs[k]}")
+    [[ " $slow " == *" $name "* ]] && order+=("$k")
 done
+for k in "${!jobs[@]}"; do [[ " ${order[*]} " == *" $k "* ]] || order+=("$k"); done
 
+echo "== relaxed-memory checks (Relacy, random scheduler, $iterations iterations each; pool: $pool_iterations; monitor: $monitor_iterations), then the mutants (each must be caught); two at a time"
+running=0
+for k in "${order[@]}"; do
+    if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
+    (
+        IFS='|' read -r kind spec <<< "${jobs[k]}"
+        if [ "$kind" = check ]; then
+            IFS='|' read -r harness name <<< "$spec"
+            run_check "$harness" "$name"
+        else
+            run_mutant "$spec"
+        fi > "$work/job-$k.out"
+        head -n 1 "$work/job-$k.out" > "$work/job-$k.line"
+        cat "$work/job-$k.out"
+    ) &
+    running=$((running + 1))
+done
+wait
+for k in "${!jobs[@]}"; do
+    line=$(cat "$work/job-$k.line" 2>/dev/null || echo "${jobs[k]}: no result")
+    results+=("$line")
+    if [[ "${jobs[k]}" == check* ]]; then
+        [[ "$line" == *" ok "* ]] || status=1
+    else
+        [[ "$line" == *" caught "* ]] || status=1
+    fi
+done
 echo
 echo "== summary"
 printf '%s\n' "${results[@]}"

@@ -38,7 +38,7 @@ extension ThreadPool {
                 metadata["stack"] = "\(report.stack.joined(separator: " <- "))"
                 logger.log(level: level, "\(report.description)", metadata: metadata)
             case .ended:
-                timer.recordNanoseconds(Self.nanoseconds(report.heldFor))
+                timer.recordNanoseconds(report.heldFor.wholeNanoseconds)
                 logger.info("\(report.description)", metadata: metadata)
             }
         }
@@ -61,9 +61,13 @@ extension ThreadPool {
         source.resume()
         return source
     }
+}
 
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
+extension Duration {
+    /// The duration in whole nanoseconds (what swift-metrics' `Timer` and `Counter` take),
+    /// the fraction dropped.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

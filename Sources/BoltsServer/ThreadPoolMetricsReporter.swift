@@ -180,10 +180,10 @@ public final class ThreadPoolMetricsReporter: Sendable {
             record(startDelay, now.startDelays, before?.startDelays)
             for (index, busy) in now.workerBusy.enumerated() {
                 guard let busy else { continue }
-                let nanoseconds = busy.components.seconds * 1_000_000_000 + busy.components.attoseconds / 1_000_000_000
+                let nanoseconds = busy.wholeNanoseconds
                 var old: Int64 = 0
                 if let earlier = before?.workerBusy.indices.contains(index) == true ? before?.workerBusy[index] : nil {
-                    old = earlier.components.seconds * 1_000_000_000 + earlier.components.attoseconds / 1_000_000_000
+                    old = earlier.wholeNanoseconds
                 }
                 // A slot whose thread exited and was started again counts from zero.
                 let gain = nanoseconds >= old ? nanoseconds - old : nanoseconds
