@@ -150,6 +150,9 @@ struct bolts_pool {
     uint32_t capacity;   /* slots */
     uint32_t mask_words; /* 64-bit words of the parked mask */
     char name[12];
+    /* Set when the pool is made; read by every path that touches a slot or the mask. */
+    _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
+    struct bolts_pool_slot *slots;
     /* Read by every submission: keep it on a line nothing hot writes. */
     _Alignas(BOLTS_CACHE_LINE) atomic_uint state;
     atomic_uint hwm; /* slots [0, hwm) have been used */
@@ -197,8 +200,6 @@ struct bolts_pool {
      * takes it with a CAS once in BOLTS_POOL_DELAY_SAMPLE of its submissions; the worker
      * that runs the job (marked JOB_TIMED) gives it back with an exchange. */
     _Alignas(BOLTS_CACHE_LINE) _Atomic int64_t probe_at;
-    _Atomic uint64_t *parked;   /* bit i: slot i is parked and unclaimed */
-    struct bolts_pool_slot *slots;
 };
 
 /* Whether `slot`'s worker has its parked bit set. Relaxed: for heuristics only (I9, I10,
