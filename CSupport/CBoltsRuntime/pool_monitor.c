@@ -30,7 +30,11 @@
  * BOLTS_POOL_MONITOR_QUIET_NS while none is: a pool whose jobs are short (a server that
  * never blocks) pays one wake-up of this thread per that interval, a job that blocks for
  * seconds the same once it is marked, and a first block after such a lull is caught within
- * two of them. While every worker is parked the monitor sleeps until one leaves its park
+ * two of them. While a worker is marked and jobs are queued, though, the pool is short of
+ * threads and a block that begins then holds the queue until it is found: the monitor then
+ * looks every BOLTS_POOL_BLOCKED_NS / 2 (a marked job whose queue has drained, the usual
+ * case once its compensating thread runs, costs one quiet tick again). While every worker
+ * is parked the monitor sleeps until one leaves its park
  * (`bolts__pool_monitor_resume`), so an idle pool pays nothing at all. A thread's CPU
  * clock is read only for a job seen on two looks (its state only when the clock says it
  * mostly did not run).
@@ -425,6 +429,11 @@ static void *monitor_main(void *arg) {
             if (tick > BOLTS_POOL_MONITOR_QUIET_NS) tick = BOLTS_POOL_MONITOR_QUIET_NS;
         } else if (tick < BOLTS_POOL_MONITOR_QUIET_NS) {
             tick = tick * 2 < BOLTS_POOL_MONITOR_QUIET_NS ? tick * 2 : BOLTS_POOL_MONITOR_QUIET_NS;
+        }
+        if (found.marked && tick > BOLTS_POOL_BLOCKED_NS / 2 && bolts__pool_jobs_queued(pool)) {
+            /* Workers are blocked and jobs wait: the pool is short of threads now, and a
+             * block that begins on another worker holds the queue until it is found. */
+            tick = BOLTS_POOL_BLOCKED_NS / 2;
         }
         if (bolts__pool_all_active_parked(pool)) {
             /* One more look first: a mark made in the look above on a job that had just

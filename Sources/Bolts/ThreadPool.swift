@@ -60,7 +60,8 @@ import CBoltsRuntime
 /// at which jobs complete (so a lock convoy does not grow the pool); each retires once the
 /// worker it stood in for is back, and exits after `BOLTS_POOL_SPARE_IDLE_NS` (10 s)
 /// unused. The monitor looks every half millisecond while a job it has not judged outlasts
-/// a look, every few milliseconds otherwise (also while a job it has found blocked lasts),
+/// a look or while a blocked worker has jobs queued behind it, every few milliseconds
+/// otherwise (also while a job it has found blocked lasts with nothing queued),
 /// and sleeps while every worker is parked.
 ///
 /// Shutting down never drops a job: see ``shutdown(wait:)``.

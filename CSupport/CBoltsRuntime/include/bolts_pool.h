@@ -122,8 +122,10 @@
  *      thread parks or waits as a spare for at most BOLTS_POOL_SPARE_IDLE_NS before it
  *      retires and exits, and hwm shrinks past exited slots. Each mark is reported
  *      (pool_report.c). The monitor looks every BOLTS_POOL_BLOCKED_NS / 2 while a job it
- *      has not judged outlasts a look, backs off to BOLTS_POOL_MONITOR_QUIET_NS once every
- *      such job is marked or found computing, and sleeps while every active worker
+ *      has not judged outlasts a look, and also while a worker is marked and jobs are
+ *      queued (a block that begins then holds the queue until it is found); it backs off
+ *      to BOLTS_POOL_MONITOR_QUIET_NS once every such job is marked or found computing
+ *      with no job queued, and sleeps while every active worker
  *      is parked: it publishes that it sleeps (seq_cst), fences and re-reads the parked
  *      bits; a worker whose bit was cleared (seq_cst RMW) fences and reads that flag
  *      (store-buffering pair), so no worker runs while the monitor sleeps unwoken.
