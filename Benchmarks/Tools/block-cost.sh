@@ -6,10 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=${1:-$here/../..}
 [ $# -gt 0 ] && shift
-rt="$root/CSupport/CBoltsRuntime"
 out=$(mktemp -d)
-src="$rt/job.c $rt/task.c $rt/token.c $(ls "$rt"/pool*.c | tr '\n' ' ')"
-[ -f "$rt/diagnostics.c" ] && src="$src $rt/diagnostics.c"
-clang -std=gnu11 -O2 -DNDEBUG -I"$rt/include" -I"$rt" -o "$out/block-cost" $src "$here/block-cost.c" \
-    -lurcu-memb -lurcu-common -lurcu-cds -lpthread -lm
+. "$here/core.sh"
+build_core "$root" "$out/block-cost" "$here/block-cost.c"
 "$out/block-cost" "$@"

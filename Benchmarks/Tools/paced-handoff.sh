@@ -11,15 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 pairs=${3:-300}
 jobs=${4:-20000}
 out=$(mktemp -d)
-build() { # checkout binary
-    local rt="$1/CSupport/CBoltsRuntime"
-    local src="$rt/job.c $rt/task.c $rt/token.c $(ls "$rt"/pool*.c | tr '\n' ' ')"
-    [ -f "$rt/diagnostics.c" ] && src="$src $rt/diagnostics.c"
-    clang -std=gnu11 -O2 -DNDEBUG -I"$rt/include" -I"$rt" -o "$2" $src "$here/paced-handoff.c" \
-        -lurcu-memb -lurcu-common -lurcu-cds -lpthread -lm
-}
-build "$1" "$out/a"
-build "$2" "$out/b"
+. "$here/core.sh"
+build_core "$1" "$out/a" "$here/paced-handoff.c"
+build_core "$2" "$out/b" "$here/paced-handoff.c"
 for i in $(seq "$pairs"); do
     if [ $((i % 2)) = 0 ]; then a=$("$out/a" "$jobs"); b=$("$out/b" "$jobs"); else b=$("$out/b" "$jobs"); a=$("$out/a" "$jobs"); fi
     echo "$a $b"
