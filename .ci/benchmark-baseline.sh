@@ -5,17 +5,18 @@
 # with status 2; a baseline that does not exist is a usage error.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bench=".build/release/Benchmarks"
+# The debug build of the test stage, as the smoke run's: only the baselines' handling is checked.
+bench=".build/debug/Benchmarks"
 filter="promise create"
 rm -f .benchmarks/ci.json .benchmarks/ci-shifted.json
-"$bench" --quick --rounds 8 --filter "$filter" --save-baseline ci > /dev/null
-"$bench" --quick --rounds 8 --filter "$filter" --baseline ci > /dev/null
+"$bench" --debug-build --quick --rounds 8 --filter "$filter" --save-baseline ci > /dev/null
+"$bench" --debug-build --quick --rounds 8 --filter "$filter" --baseline ci > /dev/null
 swift .ci/shift-baseline.swift .benchmarks/ci.json .benchmarks/ci-shifted.json 3
 status=0
-"$bench" --quick --rounds 8 --filter "$filter" --baseline ci-shifted --check > /dev/null || status=$?
+"$bench" --debug-build --quick --rounds 8 --filter "$filter" --baseline ci-shifted --check > /dev/null || status=$?
 [ "$status" = 2 ] || { echo "--check against a better baseline exited $status, not 2"; exit 1; }
 status=0
-"$bench" --quick --rounds 8 --filter "$filter" --baseline no-such-baseline 2> /dev/null > /dev/null || status=$?
+"$bench" --debug-build --quick --rounds 8 --filter "$filter" --baseline no-such-baseline 2> /dev/null > /dev/null || status=$?
 [ "$status" != 0 ] || { echo "a missing baseline was accepted"; exit 1; }
 rm -f .benchmarks/ci.json .benchmarks/ci-shifted.json
 echo "baselines: saved, compared, a regression fails --check (exit 2), a missing one is refused"

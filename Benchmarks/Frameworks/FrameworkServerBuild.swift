@@ -7,10 +7,12 @@ import Foundation
 /// root by path, so the server measures the Bolts of this checkout. The root is found as
 /// `ReleaseHandOver` finds it (`SwiftDriver.packageRoot`): the nearest directory above this
 /// executable (or else the current directory) that holds a Package.swift, here also required to
-/// hold the nested package. The build runs `swift build -c release --package-path
+/// hold the nested package. The build runs `swift build -c <configuration> --package-path
 /// <root>/<package directory>` with its output on stderr (a first build compiles the framework
 /// and its dependencies: minutes; later ones only what changed), then asks `--show-bin-path`
-/// where the executable is.
+/// where the executable is. The configuration is this executable's own: release, except in a
+/// harness run with `--debug-build`, whose numbers are meaningless anyway and which is there to
+/// exercise the harness (CI's smoke run), so the server is not compiled a second time optimised.
 enum FrameworkServerBuild {
     /// Why the server could not be built; the section is skipped with this reason.
     struct Failure: Error, CustomStringConvertible {
@@ -23,8 +25,8 @@ enum FrameworkServerBuild {
         var seconds: Double
     }
 
-    /// Builds `framework`'s server in release mode and returns where it is, or throws why it
-    /// could not.
+    /// Builds `framework`'s server in this executable's configuration and returns where it
+    /// is, or throws why it could not.
     static func build(_ framework: Framework) throws -> Built {
         let packageDirectory = framework.packageDirectory
         let product = framework.product
@@ -41,7 +43,8 @@ enum FrameworkServerBuild {
         }
         guard let swift = SwiftDriver.find() else { throw Failure(description: "`swift` is not on PATH") }
         let package = root + "/" + packageDirectory
-        let arguments = ["build", "-c", "release", "--package-path", package, "--product", product]
+        let configuration = isDebugBuild ? "debug" : "release"
+        let arguments = ["build", "-c", configuration, "--package-path", package, "--product", product]
         writeError("Building the \(framework.name) server: swift \(arguments.joined(separator: " "))\n")
         let start = now()
         let status = try SwiftDriver.run(swift, arguments, output: FileHandle.standardError)
