@@ -20,7 +20,12 @@ func blockInsideRenderInvoiceSynchronously() {
         defer { pool.shutdown() }
         let store = InMemoryLogHandler.Store()
         let metrics = TestMetrics()
-        pool.logStalls(to: .inMemory(store), factory: metrics)
+        // Also on standard output, as swift-log's stream handler writes them: README.md
+        // quotes the two lines this test prints.
+        let logger = Logger(label: "server") { label in
+            MultiplexLogHandler([InMemoryLogHandler(store: store), StreamLogHandler.standardOutput(label: label)])
+        }
+        pool.logStalls(to: logger, factory: metrics)
         let done = DispatchSemaphore(value: 0)
         pool.execute {
             blockInsideRenderInvoiceSynchronously()
