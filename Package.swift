@@ -48,9 +48,15 @@ let package = Package(
                 .linkedLibrary("pthread"),
             ]
         ),
+        // The C core's tunable constants and test hooks: not API, so not in CBoltsRuntime's
+        // public headers; Bolts imports it `internal`, the tests directly.
+        .systemLibrary(
+            name: "CBoltsTuning",
+            path: "CSupport/CBoltsTuning"
+        ),
         .target(
             name: "Bolts",
-            dependencies: ["CBoltsRuntime"],
+            dependencies: ["CBoltsRuntime", "CBoltsTuning"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -173,7 +179,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BoltsTests",
-            dependencies: ["Bolts", "CBoltsRuntime", "BoltsTestSupport", "ReadmeExample", "StallReportChecks"],
+            dependencies: ["Bolts", "CBoltsRuntime", "CBoltsTuning", "BoltsTestSupport", "ReadmeExample", "StallReportChecks"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -212,6 +218,13 @@ let package = Package(
         .testTarget(
             name: "BenchmarkStatisticsTests",
             dependencies: ["BenchmarkStatistics"],
+            swiftSettings: swiftSettings
+        ),
+        // The harness's own decisions (stopping, pairing, run-wide A/A intervals, baselines,
+        // goals), tested through the benchmark executable's module.
+        .testTarget(
+            name: "BenchmarkHarnessTests",
+            dependencies: ["Benchmarks", "BenchmarkStatistics"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -263,13 +276,14 @@ let package = Package(
 
 // `BOLTS_PACKAGE_SCOPE` narrows the package for CI's sanitizer stages, so that they do not
 // compile what they do not run. `core`: the task runtime and its own tests (no package
-// dependency, no NIO, no benchmark), for the AddressSanitizer stage. `tests`: every library and
-// test target, without the benchmark executable and the packages only it uses, for the
-// ThreadSanitizer stage. Nothing else reads it; without it the package is the one declared above.
+// dependency, no NIO, no benchmark), for the AddressSanitizer stage. `tests`: every library
+// and test target, without the benchmark executable, its harness's tests and the packages
+// only it uses, for the ThreadSanitizer stage. Nothing else reads it; without it the package
+// is the one declared above.
 switch Context.environment["BOLTS_PACKAGE_SCOPE"] {
 case "core":
     let core: Set<String> = [
-        "CURCU", "CBoltsRuntime", "Bolts", "BoltsTestSupport", "BoltsTests",
+        "CURCU", "CBoltsRuntime", "CBoltsTuning", "Bolts", "BoltsTestSupport", "BoltsTests",
         "GlobalExecutorChecks", "GlobalExecutorAsyncMainChecks", "GlobalExecutorTests", "CGlobalExecutorSwitch",
         "StallReportChecks", "ReadmeExample", "ReadmeGlobalExecutorExample",
     ]
@@ -277,7 +291,8 @@ case "core":
     package.products.removeAll { $0.name != "Bolts" }
     package.dependencies = []
 case "tests":
-    package.targets.removeAll { $0.name == "Benchmarks" || $0.name == "CBenchmarkSupport" }
+    let benchmark: Set<String> = ["Benchmarks", "CBenchmarkSupport", "BenchmarkHarnessTests"]
+    package.targets.removeAll { benchmark.contains($0.name) }
     package.dependencies = libraryDependencies
 default:
     break

@@ -74,35 +74,6 @@ enum Report {
         return text
     }
 
-    /// Verdict rows as a table: name, subject (and peer), values, ratio with interval, verdict,
-    /// noise threshold, rounds (flagged rounds in brackets).
-    static func verdictTable(_ rows: [VerdictRow], nameTitle: String, showPeer: Bool, showMetric: Bool = false) -> String {
-        var headers = [nameTitle, "subject"]
-        if showPeer { headers.append("peer") }
-        if showMetric { headers.append("metric") }
-        headers += ["subject", "peer", "ratio [95% interval]", "verdict", "noise", "rounds"]
-        var table = MarkdownTable(
-            headers: headers,
-            alignments: [.left, .left] + (showPeer ? [.left] : []) + (showMetric ? [.left] : [])
-                + [.right, .right, .right, .left, .right, .right]
-        )
-        for row in rows {
-            var cells = [row.name, row.subject]
-            if showPeer { cells.append(row.baseline) }
-            if showMetric { cells.append(row.metric) }
-            cells += [
-                formatted(row.subjectValue, unit: row.unit),
-                formatted(row.peerValue, unit: row.unit),
-                row.formattedRatioAndInterval,
-                row.formattedVerdict,
-                row.formattedThreshold,
-                row.contaminatedRounds > 0 ? "\(row.rounds) (\(row.contaminatedRounds) flagged)" : "\(row.rounds)",
-            ]
-            table.rows.append(cells)
-        }
-        return table.render()
-    }
-
     static func formatted(_ value: Double?, unit: String) -> String {
         guard let value else { return "–" }
         switch unit {

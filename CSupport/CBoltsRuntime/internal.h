@@ -2,6 +2,8 @@
 #define BOLTS_INTERNAL_H
 /* Private declarations shared by the runtime's .c files; not part of the module. */
 #include "include/CBoltsRuntime.h"
+/* The tunable constants and test hooks (not API, not in the module). */
+#include "bolts_tuning.h"
 
 /* Platform primitives (futex, clock, spin hint, sanitizer detection, OOM abort). */
 #include "platform.h"

@@ -7,7 +7,7 @@
  * workers the pool cannot see, I12), pool_report.c (its stall reports and the snapshot),
  * pool_hop.c (hops), pool_serial.c (serial executors)
  * and pool_blocks.c (job blocks). The invariants (I1-I12) and the synchronization table are
- * at the top of include/bolts_pool.h, the tunable constants in include/bolts_tuning.h;
+ * at the top of include/bolts_pool.h, the tunable constants in bolts_tuning.h;
  * comments cite them. liburcu is used only for its wait-free concurrent queue
  * (urcu/wfcqueue.h), always through the `_nonblocking` dequeue: the blocking one sleeps
  * 10 ms when a producer is pre-empted mid-enqueue.

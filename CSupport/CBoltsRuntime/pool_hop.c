@@ -2,7 +2,7 @@
  * an awaiter coming next finds its task completed, and each thread's choice of whether
  * that wait pays. The invariants are in include/bolts_pool.h.
  *
- * The tunable constants are defined, with their values, in include/bolts_tuning.h; this
+ * The tunable constants are defined, with their values, in bolts_tuning.h; this
  * is what this file's are for and why each is sized as it is.
  *
  * Hops (`bolts_pool_submit_hop`: BOLTS_POOL_HOP_WAIT_NS, BOLTS_POOL_HOP_PERIOD and the

@@ -8,7 +8,7 @@
  * job's path (the dequeue, the wake-ups, the scan for work) is `static inline` here, so that
  * the compiler inlines it as it did when the pool was one file; what they call otherwise is
  * declared here with hidden visibility. The invariants they cite (I1-I12) are in
- * include/bolts_pool.h, the tunable constants in include/bolts_tuning.h. The platform
+ * include/bolts_pool.h, the tunable constants in bolts_tuning.h. The platform
  * primitives they use (futex, clock, spin hint) are in platform.h, through internal.h. */
 #include "internal.h"
 

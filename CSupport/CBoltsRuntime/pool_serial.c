@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A drain runs up to BOLTS_SERIAL_BATCH jobs (include/bolts_tuning.h), then reschedules
+/* A drain runs up to BOLTS_SERIAL_BATCH jobs (bolts_tuning.h), then reschedules
  * itself, yielding its worker to other pool work. */
 
 struct bolts_serial {

@@ -3,7 +3,7 @@
  * The hints are process-wide, not per pool: an awaiter knows a task's pool only while the
  * task's job is queued.
  *
- * The tunable constants are defined, with their values, in include/bolts_tuning.h; this
+ * The tunable constants are defined, with their values, in bolts_tuning.h; this
  * is what this file's are for and why each is sized as it is.
  *
  * Idle spin (BOLTS_POOL_SPIN_NS). An idle worker keeps scanning for that long before it

@@ -5,7 +5,7 @@
  * pool_internal.h, for the sweep after shutdown and for parking. The invariants are in
  * include/bolts_pool.h.
  *
- * The tunable constants are defined, with their values, in include/bolts_tuning.h; this
+ * The tunable constants are defined, with their values, in bolts_tuning.h; this
  * is what this file's are for and why each is sized as it is.
  *
  * Fairness (I9: BOLTS_POOL_FAIR_INTERVAL, BOLTS_POOL_STALL_NS). A worker whose own queue a

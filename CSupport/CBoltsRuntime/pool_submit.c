@@ -2,7 +2,7 @@
  * the race with shutdown (I7), and backpressure on submitters from outside the pool (I8).
  * The invariants are in include/bolts_pool.h.
  *
- * The tunable constants are defined, with their values, in include/bolts_tuning.h; this
+ * The tunable constants are defined, with their values, in bolts_tuning.h; this
  * is what this file's are for and why each is sized as it is.
  *
  * Backpressure (I8: BOLTS_POOL_BACKLOG_PER_WORKER, BOLTS_POOL_BACKLOG_SAMPLE). A thread that

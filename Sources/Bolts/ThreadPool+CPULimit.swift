@@ -1,4 +1,5 @@
 import CBoltsRuntime
+internal import CBoltsTuning
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CBoltsRuntime
+internal import CBoltsTuning
 
 // Job records for the C pool. Every Swift job the pool runs without a task (a closure, a
 // Swift Concurrency job for the pool or for a serial executor) is a `bolts_job_t` in a pool

@@ -1,4 +1,5 @@
 import CBoltsRuntime
+internal import CBoltsTuning
 
 extension ThreadPool {
     /// A histogram of durations in powers of two: bucket `b` counts the durations in

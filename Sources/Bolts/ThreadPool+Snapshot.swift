@@ -1,4 +1,5 @@
 import CBoltsRuntime
+internal import CBoltsTuning
 
 extension ThreadPool {
     /// What every thread of a pool was doing at one moment (``ThreadPool/snapshot()``).

@@ -1,4 +1,5 @@
 import CBoltsRuntime
+internal import CBoltsTuning
 
 // @unchecked Sendable: every stored property is immutable after `init`; `_pool` points to
 // a C pool whose every entry point may be called from any thread (bolts_pool.h).

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 /* Stress test of the thread pool in C, against the real runtime (see run.sh). */
 #include "CBoltsRuntime.h"
+#include "bolts_tuning.h" /* the tunable constants the checks scale with (not API) */
 #include <stdatomic.h>
 #include <pthread.h>
 #include <stdio.h>

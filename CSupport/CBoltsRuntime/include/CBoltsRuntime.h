@@ -7,6 +7,4 @@
 #include "bolts_pool.h"
 #include "bolts_concurrency.h"
 #include "bolts_diagnostics.h"
-/* Not API: the tunable constants and test hooks, which the tests read through the module. */
-#include "bolts_tuning.h"
 #endif

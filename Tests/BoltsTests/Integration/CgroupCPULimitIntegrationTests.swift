@@ -1,4 +1,5 @@
 import CBoltsRuntime
+import CBoltsTuning
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import BoltsTestSupport
 import CBoltsRuntime
+import CBoltsTuning
 import Dispatch
 import Glibc
 import Synchronization

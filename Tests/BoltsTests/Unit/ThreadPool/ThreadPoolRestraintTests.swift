@@ -1,6 +1,7 @@
 @testable import Bolts
 import BoltsTestSupport
 import CBoltsRuntime
+import CBoltsTuning
 import Dispatch
 import Foundation
 import Synchronization

@@ -1,5 +1,6 @@
 import Bolts
 import CBoltsRuntime
+import CBoltsTuning
 import Dispatch
 import Foundation
 import Synchronization

@@ -3,9 +3,11 @@
 /*
  * Not API: the runtime's tunable constants, and two hooks through which tests read what the
  * idle spin is doing. Each constant is defined once, here, and may be overridden at build
- * time (-D); values may change in any release. The umbrella header includes this file
- * because the tests, in Swift and in C, read some of them through the module (a test's
- * bound scales with the constant it checks); code outside this package should not.
+ * time (-D); values may change in any release. The file sits beside the private headers,
+ * outside include/, so the CBoltsRuntime module does not export it: the core's sources get
+ * it through internal.h, the C tests and checks include it by name, and the package's Swift
+ * targets import it as the module CBoltsTuning (CSupport/CBoltsTuning), which no product
+ * exports (a test's bound scales with the constant it checks).
  *
  * Comments cite the constants by name, never by value. What each is for and why it is
  * sized as it is, is said where it is used: backpressure in pool_submit.c, the idle spin in
