@@ -6,9 +6,11 @@ import Foundation
 /// is; above 1 always means better), `interval95`, `verdict`, `rounds` and
 /// `noiseThreshold`; the A/A rows (`isAA`) are among them, their `interval95` simultaneous
 /// over the run's A/A rows and their own 95 % interval in `individualInterval95`
-/// (`Verdicts.simultaneous`). The rest is detail: the machine, the settings, every sample
-/// of the comparisons run by `Runner`, the goals, each round's noise, and each section's own
-/// part under its key.
+/// (`Verdicts.simultaneous`); an undecided row's `roundsToDecide` says at how many rounds
+/// its present spread would decide it (absent when none up to a thousand would, and from
+/// reports saved before the field existed, which still load). The rest is detail: the
+/// machine, the settings, every sample of the comparisons run by `Runner`, the goals, each
+/// round's noise, and each section's own part under its key.
 struct JSONReport: Encodable {
     struct Settings: Codable {
         var quick: Bool

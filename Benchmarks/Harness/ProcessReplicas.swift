@@ -148,6 +148,7 @@ enum ProcessReplicas {
             row.interval95 = estimate.map { [$0.low, $0.high] }
             row.rounds = perProcess.reduce(0) { $0 + $1.rounds }
             row.processes = means.count
+            row.roundsToDecide = nil  // the process is the unit: more rounds would not narrow it
             row.processMeans = means
             row.contaminatedRounds = perProcess.reduce(0) { $0 + $1.contaminatedRounds }
             row.logRatios = perProcess.flatMap(\.logRatios)

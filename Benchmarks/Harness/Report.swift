@@ -30,7 +30,9 @@ enum Report {
         text += context.processIsTheUnit.isEmpty ? "" : ": " + context.processIsTheUnit.joined(separator: ", ")
         text += "). Noise threshold: how far from 1 the peer-against-itself (A/A) interval reaches, "
         text += "within [1 %, 10 %]. **better**/**worse**: the interval excludes 1 and the ratio lies beyond the "
-        text += "threshold; **same**: the interval lies within it; **undecided**: neither. A comparison stops at "
+        text += "threshold; **same**: the interval lies within it; **undecided**: neither (→n: the rounds at which "
+        text += "its present mean and spread would decide it; →∞: not within a thousand, its ratio sits at the "
+        text += "threshold's edge). A comparison stops at "
         text += "±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after at least "
         text += "\(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
         if let minutes = context.budgetMinutes {
@@ -71,6 +73,24 @@ enum Report {
             text += "\(judged.count - decided.count) of \(judged.count) comparisons are undecided. Run again on a quieter "
             text += "machine, or give it a larger `--budget`.\n"
         }
+        text += undecided(judged)
+        return text
+    }
+
+    /// What more rounds would decide: of the undecided rows, how many their present spread
+    /// would decide within twice and four times their rounds, and how many sit at the noise
+    /// threshold's edge; with the budget that would give the first group their rounds.
+    static func undecided(_ rows: [VerdictRow]) -> String {
+        let open = rows.filter { $0.verdict == .undecided && !$0.undecidedHint.isEmpty }
+        guard !open.isEmpty else { return "" }
+        let factors = open.compactMap { row in row.roundsToDecide.map { Double($0) / Double(max(row.rounds, 1)) } }
+        let within2 = factors.filter { $0 <= 2 }.count
+        let within4 = factors.filter { $0 > 2 && $0 <= 4 }.count
+        let edge = open.count - factors.count
+        var text = "\nOf the \(open.count) undecided rows, \(within2) would be decided within twice their rounds at "
+        text += "their present spread (about twice the `--budget`, or `--rounds` at the row's →n), \(within4) within "
+        text += "four times, \(factors.count - within2 - within4) only beyond that, and \(edge) not within a thousand "
+        text += "rounds (their ratio is at the noise threshold's edge: a difference too small to call either way).\n"
         return text
     }
 

@@ -45,6 +45,12 @@ struct VerdictRow: Codable, Sendable {
     var processMeans: [Double]? = nil
     /// Rounds that the noise probe flagged (they are kept in the estimate).
     var contaminatedRounds: Int = 0
+    /// For an undecided row: the rounds at which its interval, at its present mean and
+    /// spread, would be decided (`PairedStatistics.roundsToDecide`); nil when decided, when
+    /// no number of rounds up to a thousand would (its ratio sits at the edge of the noise
+    /// threshold), and where the process is the unit. Absent from reports saved before it
+    /// existed.
+    var roundsToDecide: Int? = nil
     /// The rounds' log ratios (subject better: positive), for comparisons with a baseline.
     var logRatios: [Double] = []
     /// Geometric means of the subject's and the peer's metric over the rounds, and its unit.
@@ -115,6 +121,7 @@ enum Verdicts {
     ) -> VerdictRow {
         let logs = values.logRatios(lowerIsBetter: metric.lowerIsBetter)
         let estimate = PairedStatistics.estimate(logRatios: logs)
+        let verdict = PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity)
         return VerdictRow(
             section: section,
             name: name,
@@ -123,10 +130,12 @@ enum Verdicts {
             metric: metric.title,
             ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
             interval95: estimate.map { [$0.low, $0.high] },
-            verdict: PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity),
+            verdict: verdict,
             rounds: logs.count,
             noiseThreshold: threshold,
             contaminatedRounds: values.contaminated.filter { $0 }.count,
+            roundsToDecide: verdict == .undecided
+                ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: threshold ?? .infinity) } : nil,
             logRatios: logs,
             subjectValue: geometricMean(values.subject),
             peerValue: geometricMean(values.peer + values.twin),
@@ -171,7 +180,9 @@ enum Verdicts {
     }
 
     /// What the marks of a matrix cell mean.
-    static let legend = "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided."
+    static let legend =
+        "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided "
+        + "(?→n: its present spread would decide it at about n rounds; ?→∞: not within a thousand, its ratio is at the noise threshold's edge)."
 }
 
 extension VerdictRow {
@@ -194,16 +205,26 @@ extension VerdictRow {
         case .better: mark = "**+**"
         case .worse: mark = "**−**"
         case .same: mark = "="
-        case .undecided: mark = "?"
+        case .undecided: mark = "?" + undecidedHint
         }
         return formattedRatioAndInterval + " " + mark
     }
 
-    /// The verdict as the report prints it: decided verdicts in bold.
+    /// The verdict as the report prints it: decided verdicts in bold, an undecided one with
+    /// the rounds it would need (`undecidedHint`).
     var formattedVerdict: String {
         switch verdict {
         case .better, .worse: return "**\(verdict.rawValue)**"
-        case .same, .undecided: return verdict.rawValue
+        case .same: return verdict.rawValue
+        case .undecided: return undecidedHint.isEmpty ? verdict.rawValue : verdict.rawValue + " " + undecidedHint
         }
+    }
+
+    /// "→24" (rounds its present spread would decide it at), "→∞" (not within a thousand),
+    /// or nothing: no interval or no threshold to project, or the process is the unit
+    /// (`processes`; its interval narrows with processes, not rounds).
+    var undecidedHint: String {
+        guard verdict == .undecided, estimate != nil, noiseThreshold?.isFinite == true, processes == nil else { return "" }
+        return roundsToDecide.map { "→\($0)" } ?? "→∞"
     }
 }

@@ -91,6 +91,45 @@ package enum PairedStatistics {
     }
 }
 
+extension PairedStatistics {
+    /// The rounds at which `estimate` would be decided (`verdict` no longer `undecided`) if
+    /// more rounds kept its present mean and spread: the interval's half-width shrinks as
+    /// t(n − 1)/√n, and the verdict needs it below |mean| (better or worse, the mean being
+    /// beyond the band of `threshold`) or below band − |mean| (same, inside it). Its own
+    /// rounds when already decided; nil when more than `limit` rounds would be needed (the
+    /// mean sits at the band's edge, where no number of rounds decides), and without a
+    /// threshold or a spread.
+    package static func roundsToDecide(_ estimate: Estimate, threshold: Double, limit: Int = 1_000) -> Int? {
+        guard threshold.isFinite, estimate.rounds >= 2 else { return nil }
+        if verdict(estimate, threshold: threshold) != .undecided { return estimate.rounds }
+        let n = Double(estimate.rounds)
+        let spread = estimate.logMargin / StudentT.quantile(1 - (1 - confidence) / 2, degreesOfFreedom: n - 1) * n.squareRoot()
+        guard spread > 0, spread.isFinite else { return nil }
+        let band = log1p(max(0, threshold))
+        let distance = abs(estimate.logMean)
+        let target = distance > band ? distance : band - distance
+        guard target > 0 else { return nil }
+        // The half-width falls with the rounds; the first count below the target, found by
+        // doubling and then bisection.
+        func margin(_ rounds: Int) -> Double {
+            let r = Double(rounds)
+            return StudentT.quantile(1 - (1 - confidence) / 2, degreesOfFreedom: r - 1) * spread / r.squareRoot()
+        }
+        guard margin(limit) < target else { return nil }
+        var low = estimate.rounds  // its margin is not below the target (it is undecided)
+        var high = min(limit, max(low + 1, 2 * low))
+        while margin(high) >= target {
+            low = high
+            high = min(limit, 2 * high)
+        }
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if margin(middle) < target { high = middle } else { low = middle }
+        }
+        return high
+    }
+}
+
 /// A geometric-mean ratio with its interval, all kept as logarithms.
 package struct Estimate: Codable, Sendable, Equatable {
     /// Mean of the log ratios.

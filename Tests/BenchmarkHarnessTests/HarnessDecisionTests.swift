@@ -139,6 +139,30 @@ import Testing
         #expect(none.isEmpty, "a metric no arm has a value on has no rows")
     }
 
+    @Test func anUndecidedRowSaysWhenItWouldBeDecided() throws {
+        // The subject about 1.15× faster than its peer, with a spread that leaves 4 rounds
+        // undecided; the peer's twin about equal to it (a threshold at the floor).
+        var values = PairedValues()
+        let subjects = [80.0, 95, 78, 99]
+        for (round, subject) in subjects.enumerated() {
+            values.append(round: round, subject: subject, peer: 100, twin: 100.5)
+        }
+        let metric = Metric(title: "time", unit: "ns", lowerIsBetter: true)
+        let (row, aa) = Verdicts.pair(section: Section(rawValue: "t"), name: "c", subject: "s", peer: "p", metric: metric, values)
+        #expect(aa?.roundsToDecide == nil, "an A/A row is never projected")
+        #expect(row.verdict == .undecided)
+        let rounds = try #require(row.roundsToDecide)
+        #expect(rounds > 4 && rounds < 1_000)
+        #expect(row.formattedCell.hasSuffix("?→\(rounds)"))
+        #expect(row.formattedVerdict == "undecided →\(rounds)")
+        let summary = Report.undecided([row])
+        #expect(summary.contains("Of the 1 undecided rows"))
+        var decided = row
+        decided.verdict = .better
+        decided.roundsToDecide = nil
+        #expect(decided.undecidedHint.isEmpty && Report.undecided([decided]).isEmpty)
+    }
+
     // MARK: Run-wide A/A intervals
 
     private func aaRow(_ logs: [Double]) -> VerdictRow {

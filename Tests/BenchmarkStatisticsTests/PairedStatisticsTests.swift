@@ -147,6 +147,48 @@ import Testing
         #expect(PairedStatistics.atLeast(nil, 1) == .undecided)
     }
 
+    /// The estimate that `rounds` rounds with the spread of `estimate` would give.
+    private func projected(_ estimate: Estimate, to rounds: Int) -> Estimate {
+        let t = { (n: Int) in StudentT.quantile(0.975, degreesOfFreedom: Double(n - 1)) }
+        let spread = estimate.logMargin / t(estimate.rounds) * Double(estimate.rounds).squareRoot()
+        return Estimate(logMean: estimate.logMean, logMargin: t(rounds) * spread / Double(rounds).squareRoot(), rounds: rounds)
+    }
+
+    @Test func roundsToDecideIsTheFirstCountThatDecides() throws {
+        let threshold = 0.05
+        // Beyond the band (1.2×) but with an interval that holds 1: decides better later.
+        let beyond = Estimate(logMean: log(1.2), logMargin: log(1.3), rounds: 4)
+        #expect(PairedStatistics.verdict(beyond, threshold: threshold) == .undecided)
+        let rounds = try #require(PairedStatistics.roundsToDecide(beyond, threshold: threshold))
+        #expect(rounds > 4)
+        #expect(PairedStatistics.verdict(projected(beyond, to: rounds), threshold: threshold) == .better)
+        #expect(PairedStatistics.verdict(projected(beyond, to: rounds - 1), threshold: threshold) == .undecided)
+        // Inside the band (1.01×), too wide to call the same: decides `same` later.
+        let inside = Estimate(logMean: log(1.01), logMargin: log(1.2), rounds: 5)
+        let same = try #require(PairedStatistics.roundsToDecide(inside, threshold: threshold))
+        #expect(PairedStatistics.verdict(projected(inside, to: same), threshold: threshold) == .same)
+        #expect(PairedStatistics.verdict(projected(inside, to: same - 1), threshold: threshold) == .undecided)
+        // Below the band: worse, symmetrically.
+        let below = Estimate(logMean: -log(1.2), logMargin: log(1.3), rounds: 4)
+        #expect(PairedStatistics.roundsToDecide(below, threshold: threshold) == rounds)
+    }
+
+    @Test func roundsToDecideAnswersDecidedEdgeAndMissingCases() {
+        let decided = Estimate(logMean: log(1.5), logMargin: log(1.1), rounds: 7)
+        #expect(PairedStatistics.roundsToDecide(decided, threshold: 0.05) == 7)
+        // A mean on the band's edge is never decided; one just inside it (too close to the edge
+        // to be called the same) needs more than the limit. Just outside it, the interval need
+        // only clear 1 to be called better: that comes soon.
+        let edge = Estimate(logMean: log1p(0.05), logMargin: 0.2, rounds: 4)
+        #expect(PairedStatistics.roundsToDecide(edge, threshold: 0.05) == nil)
+        let inside = Estimate(logMean: log1p(0.05) - 0.0005, logMargin: 0.2, rounds: 4)
+        #expect(PairedStatistics.roundsToDecide(inside, threshold: 0.05, limit: 1_000) == nil)
+        let outside = Estimate(logMean: log1p(0.05) + 0.0005, logMargin: 0.2, rounds: 4)
+        #expect((PairedStatistics.roundsToDecide(outside, threshold: 0.05) ?? .max) < 100)
+        let noThreshold = Estimate(logMean: log(1.2), logMargin: log(1.3), rounds: 4)
+        #expect(PairedStatistics.roundsToDecide(noThreshold, threshold: .infinity) == nil)
+    }
+
     @Test func theGeneratorReplaysFromItsSeed() {
         var a = SeededGenerator(seed: 42)
         var b = SeededGenerator(seed: 42)
