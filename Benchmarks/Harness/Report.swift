@@ -81,7 +81,7 @@ enum Report {
     /// would decide within twice and four times their rounds, and how many sit at the noise
     /// threshold's edge; with the budget that would give the first group their rounds.
     static func undecided(_ rows: [VerdictRow]) -> String {
-        let open = rows.filter { $0.verdict == .undecided && !$0.undecidedHint.isEmpty }
+        let open = rows.filter { !$0.undecidedHint.isEmpty }  // undecided, and projected or at the edge
         guard !open.isEmpty else { return "" }
         let factors = open.compactMap { row in row.roundsToDecide.map { Double($0) / Double(max(row.rounds, 1)) } }
         let within2 = factors.filter { $0 <= 2 }.count

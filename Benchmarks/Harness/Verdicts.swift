@@ -182,7 +182,7 @@ enum Verdicts {
     /// What the marks of a matrix cell mean.
     static let legend =
         "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided "
-        + "(?→n: its present spread would decide it at about n rounds; ?→∞: not within a thousand, its ratio is at the noise threshold's edge)."
+        + "(→n, →∞: the rounds that would decide it, as the report's opening says)."
 }
 
 extension VerdictRow {

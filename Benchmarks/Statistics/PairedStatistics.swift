@@ -102,29 +102,22 @@ extension PairedStatistics {
     package static func roundsToDecide(_ estimate: Estimate, threshold: Double, limit: Int = 1_000) -> Int? {
         guard threshold.isFinite, estimate.rounds >= 2 else { return nil }
         if verdict(estimate, threshold: threshold) != .undecided { return estimate.rounds }
-        let n = Double(estimate.rounds)
-        let spread = estimate.logMargin / StudentT.quantile(1 - (1 - confidence) / 2, degreesOfFreedom: n - 1) * n.squareRoot()
-        guard spread > 0, spread.isFinite else { return nil }
+        // The half-width at r rounds is spread × t(r − 1)/√r; its own rounds give the spread.
+        func shrink(_ rounds: Int) -> Double {
+            StudentT.quantile(1 - (1 - confidence) / 2, degreesOfFreedom: Double(rounds - 1)) / Double(rounds).squareRoot()
+        }
+        let spread = estimate.logMargin / shrink(estimate.rounds)
         let band = log1p(max(0, threshold))
         let distance = abs(estimate.logMean)
         let target = distance > band ? distance : band - distance
-        guard target > 0 else { return nil }
-        // The half-width falls with the rounds; the first count below the target, found by
-        // doubling and then bisection.
-        func margin(_ rounds: Int) -> Double {
-            let r = Double(rounds)
-            return StudentT.quantile(1 - (1 - confidence) / 2, degreesOfFreedom: r - 1) * spread / r.squareRoot()
-        }
-        guard margin(limit) < target else { return nil }
-        var low = estimate.rounds  // its margin is not below the target (it is undecided)
-        var high = min(limit, max(low + 1, 2 * low))
-        while margin(high) >= target {
-            low = high
-            high = min(limit, 2 * high)
-        }
+        guard spread > 0, spread.isFinite, target > 0, spread * shrink(limit) < target else { return nil }
+        // The half-width falls with the rounds: bisect for the first count below the target
+        // (at its own rounds it is not below, or it would be decided).
+        var low = estimate.rounds
+        var high = limit
         while high - low > 1 {
             let middle = (low + high) / 2
-            if margin(middle) < target { high = middle } else { low = middle }
+            if spread * shrink(middle) < target { high = middle } else { low = middle }
         }
         return high
     }
