@@ -420,7 +420,7 @@ extension BenchmarksCommand {
             )
             server = ServerSection(server: serverBenchmark, stopping: command.stopping(.server))
             serverCPULimit = ServerCPULimitSection(
-                variant: { command.cpuLimitVariant(server: serverBenchmark, peers: serverBenchmark.peers) },
+                variant: { command.cpuLimitVariant(server: serverBenchmark) },
                 childArguments: command.serverArguments,
                 stopping: command.stopping(.server)
             )

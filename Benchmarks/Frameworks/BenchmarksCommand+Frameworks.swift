@@ -89,7 +89,7 @@ extension BenchmarksCommand {
                 executable: built.executable, budget: budget, stopping: frameworkStopping,
                 weight: FrameworkSection.weight, seed: seed, progress: progress, watchdog: watchdog
             )
-            outcome.buildSeconds = built.seconds
+            outcome.notes["buildSeconds"] = built.seconds.fixed(0)
             return outcome
         }
     }

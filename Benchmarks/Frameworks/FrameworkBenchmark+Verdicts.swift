@@ -2,16 +2,6 @@ import BenchmarkStatistics
 import Foundation
 
 extension FrameworkBenchmark {
-    /// The metrics judged on `route`, read from a child's run of it (requests/s first: it
-    /// decides when the rounds stop).
-    static func metrics(for route: Route) -> [JudgedMetric<RunResult>] {
-        [
-            JudgedMetric(ServerBenchmark.requestsPerSecond) { $0.route(route)?.requestsPerSecond },
-            JudgedMetric(ServerBenchmark.cpuPerRequest) { $0.route(route)?.cpuMicrosecondsPerRequest },
-            JudgedMetric(ServerBenchmark.p99Latency) { $0.route(route)?.wrk.p99 },
-        ]
-    }
-
     /// `/plain`'s requests/s beside the blocking handlers ÷ alone just before, in the same child.
     static let keptMetric = Metric(title: "/plain requests/s beside /block ÷ alone", unit: "×", lowerIsBetter: false)
 
@@ -34,85 +24,61 @@ extension FrameworkBenchmark {
         "\(framework.name) /fanout's ceiling: Bolts installed on /inline against the default on /fanout"
     }
 
-    /// The section's verdicts: on every route and metric, each arm against the default
-    /// executor with the metric's A/A (`PairedRounds.verdicts`), and the pool installed against
-    /// NIO's take-over in the same rounds, judged with the same A/A's threshold; `/fanout`'s
-    /// ceiling (`ceilingName`), judged with `/fanout`'s thresholds; then, for each
-    /// arm, `/plain` beside the blocking handlers against `/plain` alone just before it,
-    /// judged with the threshold of `/plain`'s requests/s.
+    /// The section's verdicts beyond each arm against the default executor on every route
+    /// (`routeVerdicts`, with their A/A): the pool installed against NIO's take-over in the same
+    /// rounds, judged with the same A/A's threshold; `/fanout`'s ceiling (`ceilingName`), judged
+    /// with `/fanout`'s thresholds; then, for each arm, `/plain` beside the blocking handlers
+    /// against `/plain` alone just before it, judged with the threshold of `/plain`'s requests/s.
     static func verdicts(
-        _ rounds: PairedRounds<Arm, RunResult>, framework: Framework, settings: Settings
+        _ rounds: PairedRounds<Arm, WrkDraw<Arm>>, _ routeVerdicts: [VerdictRow], framework: Framework,
+        settings: Settings
     ) -> [VerdictRow] {
         let section = framework.section
-        func name(_ route: Route) -> String { Self.name(route, framework) }
-        /// `subject` against `peer` on `value`, in the rounds where both were measured.
-        func values(_ subject: Arm, _ peer: Arm, _ value: (RunResult) -> Double?) -> PairedValues {
-            var paired = PairedValues()
-            for round in 0..<rounds.count {
-                guard let s = rounds.value(of: subject, inRound: round).flatMap(value),
-                    let p = rounds.value(of: peer, inRound: round).flatMap(value)
-                else { continue }
-                paired.append(round: round, subject: s, peer: p, twin: nil)
-            }
-            paired.markContaminated(rounds.noise)
-            return paired
-        }
-        func threshold(_ rows: [VerdictRow], _ route: Route, _ metric: Metric) -> Double? {
-            rows.first { $0.isAA && $0.name == name(route) && $0.metric == metric.title }?.noiseThreshold
+        func threshold(_ route: Route, _ metric: Metric) -> Double? {
+            routeVerdicts.first { $0.isAA && $0.name == name(route, framework) && $0.metric == metric.title }?
+                .noiseThreshold
         }
         var rows: [VerdictRow] = []
-        for route in settings.routes {
-            let metrics = metrics(for: route)
-            rows += rounds.verdicts(section: section, name: name(route), title: \.title, metrics: metrics)
-            guard settings.arms.contains(.bolts), settings.arms.contains(.nio) else { continue }
-            for judged in metrics {
-                rows.append(
-                    Verdicts.row(
-                        section: section, name: name(route), subject: Arm.bolts.title, peer: Arm.nio.title,
-                        metric: judged.metric, values(.bolts, .nio, judged.value),
-                        threshold: threshold(rows, route, judged.metric)
+        if settings.arms.contains(.bolts), settings.arms.contains(.nio) {
+            for route in settings.routes {
+                for judged in WrkMetrics.judged(route.rawValue) as [JudgedMetric<WrkDraw<Arm>>] {
+                    rows.append(
+                        Verdicts.row(
+                            section: section, name: name(route, framework), subject: Arm.bolts.title,
+                            peer: Arm.nio.title, metric: judged.metric,
+                            rounds.paired(.bolts, judged.value, against: .nio, judged.value),
+                            threshold: threshold(route, judged.metric)
+                        )
                     )
-                )
+                }
             }
         }
         if settings.routes.contains(.inline), settings.routes.contains(.fanout),
             settings.arms.contains(.bolts), settings.arms.contains(.defaultExecutor)
         {
-            for (inline, fanout) in zip(metrics(for: .inline), metrics(for: .fanout)) {
-                var paired = PairedValues()
-                for round in 0..<rounds.count {
-                    guard let s = rounds.value(of: .bolts, inRound: round).flatMap(inline.value),
-                        let p = rounds.value(of: .defaultExecutor, inRound: round).flatMap(fanout.value)
-                    else { continue }
-                    paired.append(round: round, subject: s, peer: p, twin: nil)
-                }
-                paired.markContaminated(rounds.noise)
+            let inline: [JudgedMetric<WrkDraw<Arm>>] = WrkMetrics.judged(Route.inline.rawValue)
+            let fanout: [JudgedMetric<WrkDraw<Arm>>] = WrkMetrics.judged(Route.fanout.rawValue)
+            for (inline, fanout) in zip(inline, fanout) {
                 rows.append(
                     Verdicts.row(
                         section: section, name: ceilingName(framework), subject: Arm.bolts.title + ", /inline",
-                        peer: Arm.defaultExecutor.title + ", /fanout", metric: inline.metric, paired,
-                        threshold: threshold(rows, .fanout, inline.metric)
+                        peer: Arm.defaultExecutor.title + ", /fanout", metric: inline.metric,
+                        rounds.paired(.bolts, inline.value, against: .defaultExecutor, fanout.value),
+                        threshold: threshold(.fanout, inline.metric)
                     )
                 )
             }
         }
         // A starved run counts as 0.01 req/s rather than dropping out of the estimate.
-        let plainThreshold = threshold(rows, .plain, ServerBenchmark.requestsPerSecond)
         for arm in settings.arms {
-            var paired = PairedValues()
-            for round in 0..<rounds.count {
-                guard let blocking = rounds.value(of: arm, inRound: round)?.blocking else { continue }
-                paired.append(
-                    round: round, subject: max(blocking.plainRequestsPerSecond, 0.01),
-                    peer: max(blocking.plainAloneRequestsPerSecond, 0.01), twin: nil
-                )
-            }
-            paired.markContaminated(rounds.noise)
             rows.append(
                 Verdicts.row(
                     section: section, name: blockingName(framework), subject: arm.title,
-                    peer: "/plain alone just before, in the same child",
-                    metric: keptMetric, paired, threshold: plainThreshold
+                    peer: "/plain alone just before, in the same child", metric: keptMetric,
+                    rounds.paired(
+                        arm, { $0.blocking.map { max($0.plainRequestsPerSecond, 0.01) } },
+                        against: arm, { $0.blocking.map { max($0.plainAloneRequestsPerSecond, 0.01) } }),
+                    threshold: threshold(.plain, WrkMetrics.requestsPerSecond)
                 )
             )
         }
@@ -126,42 +92,25 @@ extension FrameworkBenchmark {
     /// of an application) ≥ NIO's take-over's requests/s; beside the blocking handlers, `/plain` keeps ≥ 0.7× its
     /// requests/s alone with p99 ≤ 10 ms, and `/block` is served at ≥ 180 req/s (4 connections
     /// of 20 ms requests allow at most 200).
-    static func goals(_ verdicts: [VerdictRow], framework: Framework, runs: [RunResult]) -> [GoalCheck] {
+    static func goals(_ outcome: Outcome, framework: Framework) -> [GoalCheck] {
         let bolts = Arm.bolts.title
         let prefix = framework.rawValue
-        func name(_ route: Route) -> String { Self.name(route, framework) }
-        /// `row` as a goal reads it: "≤ 0.85× the default's CPU" bounds the subject's value ÷
-        /// the peer's, while the verdict's ratio of a lower-is-better metric is the peer's ÷ the
-        /// subject's, so that one is inverted.
-        func asGoalReads(_ row: VerdictRow, _ metric: Metric) -> VerdictRow {
-            var row = row
-            if metric.lowerIsBetter, let ratio = row.ratio {
-                row.ratio = 1 / ratio
-                row.interval95 = row.interval95.map { [1 / $0[1], 1 / $0[0]] }
-            }
-            return row
-        }
         func row(_ route: Route, against peer: Arm, _ metric: Metric, label: String = "") -> [LabelledRow] {
-            guard
-                let row = verdicts.first(where: {
-                    !$0.isAA && $0.name == name(route) && $0.subject == bolts && $0.baseline == peer.title
-                        && $0.metric == metric.title
-                })
+            guard let row = outcome.verdict(name(route, framework), metric, subject: bolts, baseline: peer.title)
             else { return [] }
-            return [LabelledRow(label: label, row: asGoalReads(row, metric))]
+            return [LabelledRow(label: label, row: WrkMetrics.asGoalReads(row, metric))]
         }
         /// `check` with `/fanout`'s ceiling on `metric` appended to what it measured.
         func withCeiling(_ check: GoalCheck, _ metric: Metric) -> GoalCheck {
-            guard
-                let ceiling = verdicts.first(where: { $0.name == ceilingName(framework) && $0.metric == metric.title })
+            guard let ceiling = outcome.verdicts.first(where: { $0.name == ceilingName(framework) && $0.metric == metric.title }),
+                let reads = WrkMetrics.asGoalReads(ceiling, metric)
             else { return check }
             var check = check
-            check.measured +=
-                "; if its tasks cost nothing (/inline): " + asGoalReads(ceiling, metric).formattedRatioAndInterval
+            check.measured += "; if its tasks cost nothing (/inline): " + reads.formattedRatioAndInterval
             return check
         }
-        let requests = ServerBenchmark.requestsPerSecond
-        let cpu = ServerBenchmark.cpuPerRequest
+        let requests = WrkMetrics.requestsPerSecond
+        let cpu = WrkMetrics.cpuPerRequest
         var checks: [GoalCheck] = [
             withCeiling(
                 Goals.ratio(
@@ -185,13 +134,13 @@ extension FrameworkBenchmark {
                     row($0, against: .nio, requests, label: "/\($0.path)")
                 }, atLeast: 1),
         ]
-        let kept = verdicts.first { $0.name == blockingName(framework) && $0.subject == bolts }
+        let kept = outcome.verdicts.first { $0.name == blockingName(framework) && $0.subject == bolts }
         checks.append(
             Goals.ratio(
                 "\(prefix): beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
                 kept.map { [LabelledRow(label: "", row: $0)] } ?? [], atLeast: 0.7)
         )
-        let boltsRuns = runs.filter { $0.arm == .bolts && !$0.isTwin }
+        let boltsRuns = outcome.draws.filter { $0.arm == .bolts && !$0.isTwin }
         checks.append(
             Goals.ratio(
                 "\(prefix): beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",

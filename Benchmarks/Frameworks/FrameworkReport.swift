@@ -10,7 +10,7 @@ enum FrameworkReport {
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         let settings = outcome.settings
         text += "A \(framework.versionedName) application (`\(framework.packageDirectory)`, a package of its own"
-        if let seconds = outcome.buildSeconds { text += ", built in \(seconds.fixed(0)) s" }
+        if let seconds = outcome.notes["buildSeconds"] { text += ", built in \(seconds) s" }
         text += ") on 127.0.0.1, one child process per executor choice and round: "
         text += settings.arms.map { "\($0.shortTitle) (\($0.title))" }.joined(separator: "; ")
         text += ". Each round starts every choice once and the default executor twice (the A/A), in an order "
@@ -22,14 +22,15 @@ enum FrameworkReport {
         text += "\nWhere the handlers ran (each child's `GET /thread`: the thread's name, and whether it is a worker "
         text += "of `ThreadPool.shared`): "
         text +=
-            outcome.summaries.map { "\($0.arm.shortTitle) `\($0.handlerThreads.joined(separator: "`, `"))`" }
-            .joined(separator: "; ") + ".\n"
+            settings.arms.map { arm in
+                let threads = Set(outcome.draws.filter { $0.arm == arm }.compactMap(\.handlerThread)).sorted()
+                return "\(arm.shortTitle) `\(threads.joined(separator: "`, `"))`"
+            }.joined(separator: "; ") + ".\n"
         // A column per comparison that has rows: (subject, peer, header).
         let columns = FrameworkBenchmark.reportedPairs.map { subject, peer in
             (subject.title, peer.title, "\(subject.shortTitle) ÷ \(peer.shortTitle)")
         }.filter { column in outcome.verdicts.contains { $0.subject == column.0 && $0.baseline == column.1 } }
-        let reference = outcome.summaries.first { $0.arm == .defaultExecutor }
-        for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
+        for metric in WrkMetrics.all {
             text += "\n### \(metric.title)\n\n"
             var table = MarkdownTable(
                 headers: ["route", "default executor", "noise (A/A)"] + columns.map(\.2),
@@ -38,14 +39,7 @@ enum FrameworkReport {
             for route in settings.routes {
                 let name = FrameworkBenchmark.name(route, framework)
                 let rows = outcome.verdicts.filter { $0.name == name && $0.metric == metric.title }
-                let value = reference?.routes.first { $0.route == route }.map { summary -> String in
-                    switch metric.title {
-                    case ServerBenchmark.requestsPerSecond.title: return summary.requestsPerSecond.formattedPlain + "/s"
-                    case ServerBenchmark.cpuPerRequest.title:
-                        return summary.cpuMicrosecondsPerRequest.fixed(1) + " µs"
-                    default: return (summary.p99 / 1_000).formattedMilliseconds
-                    }
-                }
+                let value = outcome.summary(.defaultExecutor, route.rawValue)?.formatted(metric)
                 table.rows.append(
                     ["/\(route.path)", value ?? "–", rows.first(where: \.isAA)?.formattedThreshold ?? "–"]
                         + columns.map { column in
@@ -61,8 +55,8 @@ enum FrameworkReport {
             text +=
                 "\n### \(framework.name) goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
         }
-        let errors = outcome.summaries.map { summary in
-            (summary.arm, summary.routes.reduce(summary.blockingErrors) { $0 + $1.errors })
+        let errors = settings.arms.map { arm in
+            (arm, outcome.summaries.filter { $0.arm == arm }.reduce(blocking(arm, outcome)?.errors ?? 0) { $0 + $1.errors })
         }.filter { $0.1 > 0 }
         if !errors.isEmpty {
             text += "\nErrors (wrk's connect, read, write, timeout and non-2xx counts): "
@@ -89,12 +83,13 @@ enum FrameworkReport {
             ],
             alignments: [.left, .right, .right, .right, .left, .right, .right, .right, .right]
         )
-        for summary in outcome.summaries {
+        for arm in settings.arms {
+            guard let summary = blocking(arm, outcome) else { continue }
             let kept = outcome.verdicts.first {
-                $0.name == FrameworkBenchmark.blockingName(framework) && $0.subject == summary.arm.title
+                $0.name == FrameworkBenchmark.blockingName(framework) && $0.subject == arm.title
             }
             table.rows.append([
-                summary.arm.shortTitle,
+                arm.shortTitle,
                 summary.plainAloneRequestsPerSecond.formattedPlain + "/s",
                 summary.plainBesideBlockRequestsPerSecond.formattedPlain + "/s",
                 kept?.formattedRatioAndInterval ?? summary.keptFraction.fixed(2) + "×",
@@ -105,15 +100,20 @@ enum FrameworkReport {
                 summary.stalls?.formattedCell ?? "–",
             ])
         }
-        return text + table.render() + stallExamples(outcome.summaries)
+        return text + table.render() + stallExamples(outcome)
+    }
+
+    /// `arm`'s blocking-handler runs, summarized.
+    private static func blocking(_ arm: FrameworkBenchmark.Arm, _ outcome: FrameworkBenchmark.Outcome) -> BlockingSummary? {
+        BlockingSummary(outcome.draws.filter { $0.arm == arm && !$0.isTwin }.compactMap(\.blocking))
     }
 
     /// Under the blocking table, for each arm with stall reports: what the pool's monitor found
     /// against what it reported, and the first found report's line, as a user's log shows it.
-    private static func stallExamples(_ summaries: [FrameworkBenchmark.ArmSummary]) -> String {
-        summaries.compactMap { summary -> String? in
-            guard let stalls = summary.stalls else { return nil }
-            var line = "\n\(summary.arm.shortTitle): the pool's monitor found \(stalls.stalls) stalls; reports: "
+    private static func stallExamples(_ outcome: FrameworkBenchmark.Outcome) -> String {
+        outcome.settings.arms.compactMap { arm -> String? in
+            guard let stalls = blocking(arm, outcome)?.stalls else { return nil }
+            var line = "\n\(arm.shortTitle): the pool's monitor found \(stalls.stalls) stalls; reports: "
             line += "\(stalls.found) found, \(stalls.ended) ended, \(stalls.dropped) dropped (over the pool's "
             line += "limit a second, or with its queue full)"
             if let example = stalls.example { line += "; the first found: `\(example)`" }

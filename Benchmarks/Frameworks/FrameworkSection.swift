@@ -38,7 +38,7 @@ final class FrameworkSection: BenchmarkSection {
         context.progress.log(verdicts: outcome.verdicts)
         return SectionOutcome(
             verdicts: outcome.verdicts,
-            noise: outcome.noise,
+            noise: outcome.noise.flatMap { $0 },
             goals: outcome.goals,
             markdown: FrameworkReport.render(outcome, framework: framework),
             json: [(framework.rawValue, outcome)]

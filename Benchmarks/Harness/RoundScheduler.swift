@@ -265,6 +265,23 @@ struct PairedRounds<Arm: Hashable, Measurement> {
         return paired
     }
 
+    /// `subject`'s `subjectValue` against `peer`'s `peerValue` (the same reading, unless the
+    /// comparison sets two loads side by side), in every round where both have one, without a
+    /// twin, contaminated rounds marked.
+    func paired(
+        _ subject: Arm, _ subjectValue: (Measurement) -> Double?, against peer: Arm, _ peerValue: (Measurement) -> Double?
+    ) -> PairedValues {
+        var paired = PairedValues()
+        for round in 0..<count {
+            guard let s = value(of: subject, inRound: round).flatMap(subjectValue),
+                let p = value(of: peer, inRound: round).flatMap(peerValue)
+            else { continue }
+            paired.append(round: round, subject: s, peer: p, twin: nil)
+        }
+        paired.markContaminated(noise)
+        return paired
+    }
+
     /// The widest relative half-width among the subjects' intervals on `metric` (nil before
     /// any has two rounds): what `StoppingRule` compares with its target.
     func widestHalfWidth(_ metric: JudgedMetric<Measurement>) -> Double? {

@@ -110,23 +110,22 @@ final class CPUQuotaCgroup {
         return Failure(description: "rmdir \(directory): \(String(cString: strerror(errno)))")
     }
 
-    /// The cgroup's throttling counters so far, from `cpu.stat`, or nil if it cannot be read.
-    func throttling() -> Throttling? {
+    /// The cgroup's throttling counters so far, from `cpu.stat`, or nil if it cannot be read:
+    /// `periods` (scheduler periods in which it ran), `throttledPeriods` (those in which it used
+    /// up its quota and was stopped) and `throttledNanoseconds` (how long its tasks were kept off
+    /// the CPU by that).
+    func throttling() -> [String: Double]? {
         guard let text = try? String(contentsOfFile: directory + "/cpu.stat", encoding: .utf8) else { return nil }
-        var values: [Substring: Int] = [:]
+        var values: [Substring: Double] = [:]
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: " ")
-            if fields.count == 2, let value = Int(fields[1]) { values[fields[0]] = value }
+            if fields.count == 2, let value = Double(fields[1]) { values[fields[0]] = value }
         }
-        guard let periods = values["nr_periods"], let throttled = values["nr_throttled"] else { return nil }
-        switch version {
-        case .v1:
-            guard let nanoseconds = values["throttled_time"] else { return nil }
-            return Throttling(periods: periods, throttledPeriods: throttled, throttledNanoseconds: nanoseconds)
-        case .v2:
-            guard let microseconds = values["throttled_usec"] else { return nil }
-            return Throttling(periods: periods, throttledPeriods: throttled, throttledNanoseconds: microseconds * 1_000)
+        let throttled = version == .v1 ? values["throttled_time"] : values["throttled_usec"].map { $0 * 1_000 }
+        guard let periods = values["nr_periods"], let periodsThrottled = values["nr_throttled"], let throttled else {
+            return nil
         }
+        return ["periods": periods, "throttledPeriods": periodsThrottled, "throttledNanoseconds": throttled]
     }
 
     private func write(_ file: String, _ text: String) throws {
@@ -139,26 +138,6 @@ final class CPUQuotaCgroup {
             throw Failure(description: "write \(text) to \(path): \(String(cString: strerror(errno)))")
         }
     }
-}
-
-/// A cgroup's CPU throttling counters (`cpu.stat`), or their change over a run: scheduler
-/// periods in which the cgroup ran, those in which it used up its quota and was stopped,
-/// and how long its tasks were kept off the CPU by that.
-struct Throttling: Codable, Sendable {
-    var periods: Int
-    var throttledPeriods: Int
-    var throttledNanoseconds: Int
-
-    static func - (after: Throttling, before: Throttling) -> Throttling {
-        Throttling(
-            periods: after.periods - before.periods,
-            throttledPeriods: after.throttledPeriods - before.throttledPeriods,
-            throttledNanoseconds: after.throttledNanoseconds - before.throttledNanoseconds
-        )
-    }
-
-    /// The fraction of the periods that were throttled (0 when there were none).
-    var throttledFraction: Double { periods > 0 ? Double(throttledPeriods) / Double(periods) : 0 }
 }
 
 /// CPU time (user + system, every thread) that the process `pid` has used, in microseconds,

@@ -5,69 +5,88 @@ import Foundation
 /// an SVG chart of latency percentiles per peer.
 enum ServerReport {
     static func render(_ outcome: ServerBenchmark.Outcome) -> String {
-        var text = "\n## \(ServerBenchmark.group): SwiftNIO HTTP/1.1 under wrk\n\n"
-        if let skipped = outcome.skipped {
-            return text + "Skipped: \(skipped).\n"
-        }
         let settings = outcome.settings
-        text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops) in this process, wrk in "
-        text += "another (\(settings.connections) connections, \(settings.seconds)-second runs); each request is fanned "
-        text += "out to N CPU jobs by one handler. Each round runs every handler once and `DispatchGroup` twice, in "
-        text += "a random order. A table per metric (above 1 is better; CPU is the server process's), a column "
-        text += "per configuration (jobs per request × job length). \(Verdicts.legend)\n"
-        for metric in [ServerBenchmark.requestsPerSecond, ServerBenchmark.cpuPerRequest, ServerBenchmark.p99Latency] {
-            text += "\n### \(metric.title)\n\n" + matrix(outcome, metric: metric)
+        var text = "\n## \(ServerBenchmark.group)"
+        text += settings.cpus == nil ? ": SwiftNIO HTTP/1.1 under wrk\n\n" : ", under a CPU quota\n\n"
+        if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
+        if let cpus = settings.cpus {
+            text += "Each handler's server (the same SwiftNIO HTTP/1.1 server, \(settings.eventLoops) event loops) in a "
+            text += "child process of its own, placed in a cgroup of its own with a quota of "
+            text += "\(cpus.formattedCPUs) per \(CPUQuotaCgroup.periodMicroseconds / 1_000) ms period "
+            text += "(\(outcome.notes["cgroup"] ?? "cgroup")); wrk stays outside the quota (\(settings.wrkThreads) thread, "
+            text += "\(settings.connections) connections, \(settings.seconds)-second runs). "
+            if let pools = outcome.notes["poolThreads"] { text += "`ThreadPool.shared` had \(pools) worker(s) in the children. " }
+            text += "CPU is the child's (user + system). Throttled: the share of the scheduler periods in which the "
+            text += "cgroup used up its quota and was stopped, and how long it was stopped per second of the run "
+            text += "(`cpu.stat`; medians over the rounds). "
+        } else {
+            text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops) in this process, wrk in "
+            text += "another (\(settings.connections) connections, \(settings.seconds)-second runs); each request is fanned "
+            text += "out to N CPU jobs by one handler. CPU is the server process's. "
         }
-        return text + Report.goals(outcome.goals, title: "Server")
+        text += "Each round runs every handler once and `DispatchGroup` twice, in a random order. A table per metric "
+        text += "(above 1 is better), a column per configuration (jobs per request × job length). \(Verdicts.legend)\n"
+        let configurations = settings.configurations { _ in 0 }
+        for metric in WrkMetrics.all {
+            text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
+        }
+        if settings.cpus != nil {
+            var table = MarkdownTable(
+                headers: ["handler"] + configurations.map { "\($0.header): throttled periods, ms/s" },
+                alignments: [.left] + configurations.map { _ in .right })
+            for peer in ServerPeer.allCases {
+                let cells = configurations.map { configuration in
+                    outcome.summary(peer, configuration.key).map {
+                        ($0.figures["throttledFraction"] ?? .nan).percent(0) + ", "
+                            + ($0.figures["throttledMillisecondsPerSecond"] ?? .nan).fixed(0)
+                    } ?? "–"
+                }
+                if cells.contains(where: { $0 != "–" }) { table.rows.append([peer.shortTitle] + cells) }
+            }
+            text += "\n### Throttling\n\n" + table.render()
+        }
+        let errors = ServerPeer.allCases.compactMap { peer -> String? in
+            let count = outcome.summaries.filter { $0.arm == peer }.reduce(0) { $0 + $1.errors }
+            return count > 0 ? "\(peer.shortTitle) \(count)" : nil
+        }
+        if !errors.isEmpty { text += "\nErrors: " + errors.joined(separator: ", ") + ".\n" }
+        return settings.cpus == nil ? text + Report.goals(outcome.goals, title: "Server") : text
     }
 
     /// One metric as a matrix: a row per handler (and the A/A), a column per configuration,
     /// each cell "ratio [low, high] verdict"; the first row gives DispatchGroup's own median.
-    private static func matrix(_ outcome: ServerBenchmark.Outcome, metric: Metric) -> String {
-        let summaries = outcome.summaries
+    private static func matrix(
+        _ outcome: ServerBenchmark.Outcome, _ configurations: [ServerBenchmark.Configuration], metric: Metric
+    ) -> String {
+        let server = ServerBenchmark(settings: outcome.settings, peers: [])
         var table = MarkdownTable(
-            headers: ["handler"] + summaries.map { "\($0.configuration.fanOut) × \($0.configuration.jobNanoseconds < 1_000 ? "0.3" : "\($0.configuration.jobNanoseconds / 1_000)") µs" },
-            alignments: [.left] + summaries.map { _ in .right }
+            headers: ["handler"] + configurations.map(\.header),
+            alignments: [.left] + configurations.map { _ in .right }
         )
-        func value(_ peer: ServerBenchmark.PeerSummary) -> String {
-            switch metric.title {
-            case ServerBenchmark.requestsPerSecond.title: return peer.requestsPerSecond.formattedPlain + "/s"
-            case ServerBenchmark.cpuPerRequest.title: return peer.cpuMicrosecondsPerRequest.fixed(1) + " µs"
-            default: return milliseconds(peer.p99) + " ms"
-            }
-        }
         table.rows.append(
             ["DispatchGroup (reference)"]
-                + summaries.map { summary in summary.peers.first(where: \.isReference).map(value) ?? "–" }
+                + configurations.map { outcome.summary(.dispatchGroup, $0.key)?.formatted(metric) ?? "–" }
         )
-        func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
         table.rows.append(
-            ["noise threshold (A/A)"] + summaries.map { summary in
-                outcome.verdicts.first { $0.isAA && $0.name == summary.title && $0.metric == metric.title }?
-                    .formattedThreshold ?? "–"
-            }
+            ["noise threshold (A/A)"]
+                + configurations.map { outcome.verdict(server.name($0), metric, subject: nil)?.formattedThreshold ?? "–" }
         )
         for peer in ServerPeer.allCases where peer != .dispatchGroup {
-            let cells = summaries.map { summary in
-                outcome.verdicts.first {
-                    !$0.isAA && $0.name == summary.title && $0.subject == peer.title && $0.metric == metric.title
-                }
-            }
+            let cells = configurations.map { outcome.verdict(server.name($0), metric, subject: peer.title) }
             guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([peer.shortTitle] + cells.map(cell))
+            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
         }
         return table.render()
     }
-
-    /// Microseconds as milliseconds with three significant digits.
-    private static func milliseconds(_ microseconds: Double) -> String { microseconds.microsecondsAsMilliseconds }
 
     // MARK: Chart
 
     /// One panel per configuration: latency (log scale) at p50, p90, p99, p99.9 and max,
     /// one line per peer.
     static func chart(_ outcome: ServerBenchmark.Outcome, machine: Machine) -> String? {
-        let summaries = outcome.summaries
+        let summaries = outcome.settings.configurations { _ in 0 }.map { configuration in
+            (title: configuration.title, peers: outcome.summaries.filter { $0.load == configuration.key })
+        }.filter { !$0.peers.isEmpty }
         guard !summaries.isEmpty else { return nil }
         let columns = min(3, summaries.count)
         let rows = (summaries.count + columns - 1) / columns
@@ -78,7 +97,7 @@ enum ServerReport {
         let legendHeight = 40.0 + 18.0 * Double(ServerPeer.allCases.count)
         let width = left + Double(columns) * panelWidth + 20
         let height = top + Double(rows) * (panelHeight + 40) + legendHeight
-        let percentiles: [(String, KeyPath<ServerBenchmark.PeerSummary, Double>)] = [
+        let percentiles: [(String, KeyPath<WrkSummary<ServerPeer>, Double>)] = [
             ("p50", \.p50), ("p90", \.p90), ("p99", \.p99), ("p99.9", \.p999), ("max", \.max),
         ]
         let all = summaries.flatMap { $0.peers.flatMap { peer in percentiles.map { peer[keyPath: $0.1] } } }
@@ -119,12 +138,12 @@ enum ServerReport {
                 svg += "<text x=\"\(f(x(position)))\" y=\"\(f(originY + 20 + plotHeight + 16))\" font-size=\"11\" fill=\"#444\" text-anchor=\"middle\">\(label)</text>\n"
             }
             for peer in summary.peers {
-                let style = style(for: peer.peer)
+                let style = style(for: peer.arm)
                 let points = percentiles.enumerated().map { position, item in
                     "\(f(x(position))),\(f(y(peer[keyPath: item.1])))"
                 }.joined(separator: " ")
                 let dash = style.dashed ? " stroke-dasharray=\"6 4\"" : ""
-                svg += "<polyline fill=\"none\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash) points=\"\(points)\"><title>\(escape(peer.title))</title></polyline>\n"
+                svg += "<polyline fill=\"none\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash) points=\"\(points)\"><title>\(escape(peer.arm.title))</title></polyline>\n"
             }
         }
         var legendY = top + Double(rows) * (panelHeight + 40) + 10

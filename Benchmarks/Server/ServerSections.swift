@@ -28,7 +28,7 @@ final class ServerSection: BenchmarkSection {
     }
 
     var weight: Double {
-        server.peers.isEmpty ? 0 : Self.weightPerConfiguration * Double(server.configurations.count)
+        server.peers.isEmpty ? 0 : Self.weightPerConfiguration * Double(server.settings.configurations { _ in 0 }.count)
     }
 
     var progressSteps: Int { server.peers.isEmpty ? 0 : 1 }
@@ -36,16 +36,20 @@ final class ServerSection: BenchmarkSection {
     func run(_ context: SectionContext) -> SectionOutcome? {
         guard !server.peers.isEmpty else { return nil }
         context.progress.next("\(ServerBenchmark.group): SwiftNIO HTTP/1.1 server under wrk")
-        let outcome = server.run(
-            progress: context.progress,
-            watchdog: context.watchdog,
-            pacing: .init(
-                budget: context.budget,
-                stopping: stopping,
-                weightPerConfiguration: Self.weightPerConfiguration,
-                seed: context.seed &+ 2
+        var outcome = ServerBenchmark.Outcome(settings: server.settings)
+        do {
+            let host = try InProcessServerHost(eventLoops: server.settings.eventLoops)
+            defer { host.shutdown() }
+            outcome = server.run(
+                host: host, section: .server, progress: context.progress, watchdog: context.watchdog,
+                pacing: .init(
+                    budget: context.budget, stopping: stopping, weightPerConfiguration: Self.weightPerConfiguration,
+                    seed: context.seed &+ 2)
             )
-        )
+        } catch {
+            outcome.skipped = "the server could not start: \(error)"
+            writeError("warning: \(outcome.skipped!)\n")
+        }
         self.outcome = outcome
         return SectionOutcome(
             verdicts: outcome.verdicts,
@@ -58,25 +62,22 @@ final class ServerSection: BenchmarkSection {
     }
 }
 
-/// The server scenario under a CPU quota (`ServerCPULimit`), which `prepare` probes for: it
+/// The server scenario under a CPU quota (`QuotaChildrenHost`), which `prepare` probes for: it
 /// needs root and a writable cgroup `cpu` controller, and is skipped with `--quick` or
 /// `--cpu-limit 0`. Absent when the server section has no peers.
 final class ServerCPULimitSection: BenchmarkSection {
     /// The weight of one configuration.
     static let weightPerConfiguration = 5.0
 
+    typealias Variant = (server: ServerBenchmark, hierarchy: Result<CgroupCPULimit.Hierarchy, CPUQuotaCgroup.Failure>)
     /// The variant and where to run it (`BenchmarksCommand.cpuLimitVariant`), made by `prepare`.
-    private let makeVariant: () -> (variant: ServerCPULimit, hierarchy: Result<CgroupCPULimit.Hierarchy, CPUQuotaCgroup.Failure>)?
-    private var variant: (variant: ServerCPULimit, hierarchy: Result<CgroupCPULimit.Hierarchy, CPUQuotaCgroup.Failure>)?
+    private let makeVariant: () -> Variant?
+    private var variant: Variant?
     /// The options that fix the children's server settings.
     private let childArguments: [String]
     private let stopping: StoppingRule
 
-    init(
-        variant: @escaping () -> (variant: ServerCPULimit, hierarchy: Result<CgroupCPULimit.Hierarchy, CPUQuotaCgroup.Failure>)?,
-        childArguments: [String],
-        stopping: StoppingRule
-    ) {
+    init(variant: @escaping () -> Variant?, childArguments: [String], stopping: StoppingRule) {
         makeVariant = variant
         self.childArguments = childArguments
         self.stopping = stopping
@@ -91,39 +92,45 @@ final class ServerCPULimitSection: BenchmarkSection {
 
     var weight: Double {
         guard runs, let variant else { return 0 }
-        return Self.weightPerConfiguration * Double(variant.variant.settings.configurations.count)
+        return Self.weightPerConfiguration * Double(variant.server.settings.configurations { _ in 0 }.count)
     }
 
     var progressSteps: Int { runs ? 1 : 0 }
 
     func run(_ context: SectionContext) -> SectionOutcome? {
-        guard let (variant, hierarchy) = variant else { return nil }
-        let outcome: ServerCPULimit.Outcome
+        guard let (server, hierarchy) = variant else { return nil }
+        var outcome = ServerBenchmark.Outcome(settings: server.settings)
+        let cpus = server.settings.cpus ?? 1
         switch hierarchy {
-        case .success(let hierarchy):
-            context.progress.next(
-                "\(ServerBenchmark.group): under a CPU quota of \(variant.settings.cpus.formattedCPUs) (child processes)")
-            outcome = variant.run(
-                hierarchy: hierarchy,
-                childArguments: childArguments,
-                progress: context.progress,
-                watchdog: context.watchdog,
-                pacing: .init(
-                    budget: context.budget,
-                    stopping: stopping,
-                    weightPerConfiguration: Self.weightPerConfiguration,
-                    seed: context.seed &+ 3
-                )
-            )
-            context.progress.log(verdicts: outcome.verdicts)
         case .failure(let reason):
             writeError("note: the server scenario's CPU-limit variant is skipped: \(reason)\n")
-            outcome = .init(settings: variant.settings, skipped: reason.description)
+            outcome.skipped = reason.description
+        case .success(let hierarchy):
+            context.progress.next(
+                "\(ServerBenchmark.group): under a CPU quota of \(cpus.formattedCPUs) (child processes)")
+            do {
+                let host = try QuotaChildrenHost(
+                    hierarchy: hierarchy, peers: server.peers, cpus: cpus, childArguments: childArguments,
+                    watchdog: context.watchdog)
+                defer { host.stop() }
+                outcome = server.run(
+                    host: host, section: .serverCPULimit, progress: context.progress, watchdog: context.watchdog,
+                    pacing: .init(
+                        budget: context.budget, stopping: stopping,
+                        weightPerConfiguration: Self.weightPerConfiguration, seed: context.seed &+ 3)
+                )
+                outcome.notes["cgroup"] = host.cgroupDescription
+                outcome.notes["poolThreads"] = Set(host.poolThreads).sorted().map(String.init).joined(separator: "/")
+                context.progress.log(verdicts: outcome.verdicts)
+            } catch {
+                outcome.skipped = "a CPU-limited server could not start: \(error)"
+                writeError("warning: \(outcome.skipped!)\n")
+            }
         }
         return SectionOutcome(
             verdicts: outcome.verdicts,
             noise: outcome.noise.flatMap { $0 },
-            markdown: ServerCPULimitReport.render(outcome),
+            markdown: ServerReport.render(outcome),
             json: [("cpuLimit", outcome)]
         )
     }

@@ -17,8 +17,9 @@ enum ServerWithPoolInstalled {
             exit(2)
         }
         let progress = Progress(budget: nil)
+        let host = try InProcessServerHost(eventLoops: settings.eventLoops)
         let outcome = ServerBenchmark(settings: settings, peers: peers).run(
-            progress: progress,
+            host: host, section: .server, progress: progress,
             watchdog: Watchdog(limitSeconds: 300),
             pacing: .init(
                 budget: Budget(seconds: nil, totalWeight: 1),
@@ -27,6 +28,7 @@ enum ServerWithPoolInstalled {
                 seed: UInt64(settings.rounds)
             )
         )
+        host.shutdown()
         progress.finish()
         let data = try JSONEncoder().encode(outcome)
         print(String(decoding: data, as: UTF8.self))
@@ -51,53 +53,34 @@ enum ServerWithPoolInstalled {
         text += "the `DispatchGroup` of the same process (requests/s: above 1 is better; CPU and p99: below 1).\n\n"
         text += "| configuration | handler | req/s | ratio | CPU µs/req | ratio | p50 ms | p99 ms | ratio | max ms |\n"
         text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-        for summary in installed.summaries {
-            var rows: [(String, ServerBenchmark.PeerSummary)] = []
+        for configuration in installed.settings.configurations(rounds: { _ in 0 }) {
             // Matched by fan-out and job size: the rounds of xorshift per job are calibrated
             // in each process and may differ by a little.
-            if let mainSummary = main?.summaries.first(where: {
-                $0.configuration.fanOut == summary.configuration.fanOut
-                    && $0.configuration.jobNanoseconds == summary.configuration.jobNanoseconds
-            }) {
-                for peer in mainSummary.peers where peer.peer == .concurrencyTaskGroup || peer.peer == .dispatchGroup {
-                    rows.append(("\(peer.peer.shortTitle), default executor (main run)", peer))
+            var rows: [(String, WrkSummary<ServerPeer>, reference: WrkSummary<ServerPeer>?)] = []
+            if let main {
+                for peer in [ServerPeer.concurrencyTaskGroup, .dispatchGroup] {
+                    guard let summary = main.summary(peer, configuration.key) else { continue }
+                    rows.append(
+                        ("\(peer.shortTitle), default executor (main run)", summary,
+                         main.summary(.dispatchGroup, configuration.key)))
                 }
             }
-            for peer in summary.peers {
-                rows.append(("\(peer.peer.shortTitle), \(peer.peer == .dispatchGroup ? "in the child" : "pool installed")", peer))
+            for peer in peers {
+                guard let summary = installed.summary(peer, configuration.key) else { continue }
+                let place = peer == .dispatchGroup ? "in the child" : "pool installed"
+                rows.append(("\(peer.shortTitle), \(place)", summary, installed.summary(.dispatchGroup, configuration.key)))
             }
-            for (name, peer) in rows {
-                text += "| \(summary.title) | \(name) | \(peer.requestsPerSecond.formattedPlain) | "
-                text += "\(peer.requestsPerSecondRatio?.formattedRatio ?? "–") | \(peer.cpuMicrosecondsPerRequest.formattedPlain) | "
-                text += "\(peer.cpuRatio?.formattedRatio ?? "–") | \((peer.p50 / 1_000).formattedMilliseconds) | "
-                text += "\((peer.p99 / 1_000).formattedMilliseconds) | \(peer.p99Ratio?.formattedRatio ?? "–") | "
+            for (name, peer, reference) in rows {
+                func ratio(_ value: KeyPath<WrkSummary<ServerPeer>, Double>) -> String {
+                    reference.map { (peer[keyPath: value] / $0[keyPath: value]).formattedRatio } ?? "–"
+                }
+                text += "| \(configuration.title) | \(name) | \(peer.requestsPerSecond.formattedPlain) | "
+                text += "\(ratio(\.requestsPerSecond)) | \(peer.cpuMicrosecondsPerRequest.formattedPlain) | "
+                text += "\(ratio(\.cpuMicrosecondsPerRequest)) | \((peer.p50 / 1_000).formattedMilliseconds) | "
+                text += "\((peer.p99 / 1_000).formattedMilliseconds) | \(ratio(\.p99)) | "
                 text += "\((peer.max / 1_000).formattedMilliseconds) |\n"
             }
         }
         return text
     }
-}
-
-/// A child process of the benchmark failed.
-struct BenchmarkChildFailed: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// Runs this benchmark executable again with `arguments` (a child mode) and returns what
-/// it printed on standard output; its standard error (progress) passes through.
-func runBenchmarkChild(_ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-        throw BenchmarkChildFailed(
-            description: "\(arguments.joined(separator: " ")): exit \(process.terminationStatus)"
-        )
-    }
-    return data
 }

@@ -1,0 +1,141 @@
+import Bolts
+import CBenchmarkSupport
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The server scenario's host in this process: one `FanOutHTTPServer` serves every handler
+/// (each on a path of its own), and its costs are this process's: CPU time, allocations,
+/// context switches, parks of `ThreadPool.shared`'s workers and the requests it answered.
+final class InProcessServerHost: WrkHost, WrkServer {
+    private let server: FanOutHTTPServer
+
+    init(eventLoops: Int) throws { server = try FanOutHTTPServer(eventLoops: eventLoops) }
+
+    func shutdown() { server.shutdown() }
+
+    func server(for draw: RoundDraw<ServerPeer>) -> InProcessServerHost { self }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(server.port)/\(path)" }
+
+    func reading() -> WrkReading? {
+        let (answered, failed) = server.counts
+        return WrkReading(
+            cpuMicroseconds: processCPUMicroseconds(),
+            counters: [
+                "allocations": Double(bench_allocation_count()),
+                "contextSwitches": Double(processContextSwitches()),
+                "poolParks": Double(ThreadPool.shared.metrics.parks),
+                "answered": Double(answered),
+                "failed": Double(failed),
+            ]
+        )
+    }
+
+    /// Allocations, context switches (voluntary and involuntary, every thread) and the pool's
+    /// parks per request (every handler's run counts the parks: idle workers show as parks);
+    /// the server's own count of requests answered 200 and failed, as they are.
+    func figures(_ change: [String: Double], requests: Double, seconds: Double) -> [String: Double] {
+        change.reduce(into: [:]) { figures, counter in
+            let isCount = counter.key == "answered" || counter.key == "failed"
+            figures[counter.key] = isCount ? counter.value : counter.value / requests
+        }
+    }
+}
+
+/// The server scenario's host under a CPU quota: each handler's server in a child process of its
+/// own (`CPULimitedServerChild`), placed in a cgroup of its own with a quota of `cpus` CPUs, for
+/// the whole section; wrk stays in this process's cgroup. A child's costs are its CPU time
+/// (`/proc/<pid>/stat`) and its cgroup's throttling (`cpu.stat`). `stop` ends the children and
+/// removes the cgroups; every path out of `init` that throws has done so.
+final class QuotaChildrenHost: WrkHost {
+    struct Child: WrkServer {
+        var cgroup: CPUQuotaCgroup
+        var process: CPULimitedServerChild
+
+        func url(_ path: String) -> String { "http://127.0.0.1:\(process.port)/\(path)" }
+
+        func reading() -> WrkReading? {
+            guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: process.pid) else {
+                return nil
+            }
+            return WrkReading(cpuMicroseconds: cpu, counters: counters)
+        }
+    }
+
+    private var children: [ServerPeer: Child] = [:]
+    private var cgroups: [CPUQuotaCgroup] = []
+    /// "cgroup v1, below /sys/fs/cgroup/cpu/…".
+    let cgroupDescription: String
+    /// `ThreadPool.shared.threadCount` in each child, as it reported itself.
+    var poolThreads: [Int] { children.values.map(\.process.poolThreads) }
+
+    init(
+        hierarchy: CgroupCPULimit.Hierarchy, peers: [ServerPeer], cpus: Double, childArguments: [String],
+        watchdog: Watchdog
+    ) throws {
+        cgroupDescription = "cgroup \(hierarchy.version == .v1 ? "v1" : "v2"), below \(hierarchy.directory)"
+        do {
+            for peer in peers {
+                watchdog.beat("server (cpu limit): starting the \(peer.shortTitle) child")
+                let cgroup = try CPUQuotaCgroup.make(in: hierarchy, name: peer.rawValue, cpus: cpus)
+                cgroups.append(cgroup)
+                children[peer] = Child(
+                    cgroup: cgroup, process: try CPULimitedServerChild(cgroup: cgroup, arguments: childArguments))
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    func server(for draw: RoundDraw<ServerPeer>) throws -> Child {
+        guard let child = children[draw.arm] else {
+            throw BenchmarkChildFailed(description: "no child serves \(draw.arm.shortTitle)")
+        }
+        return child
+    }
+
+    /// The share of the scheduler periods in which the cgroup used up its quota and was
+    /// stopped, and how long it was stopped per second of the run.
+    func figures(_ change: [String: Double], requests: Double, seconds: Double) -> [String: Double] {
+        Self.throttling(change, seconds: seconds)
+    }
+
+    /// The throttling figures of a run of `seconds` over which the cgroup's counters changed by
+    /// `change`.
+    static func throttling(_ change: [String: Double], seconds: Double) -> [String: Double] {
+        let periods = change["periods"] ?? 0
+        return [
+            "throttledFraction": periods > 0 ? (change["throttledPeriods"] ?? 0) / periods : 0,
+            "throttledMillisecondsPerSecond": (change["throttledNanoseconds"] ?? 0) / 1e6 / max(seconds, 1e-9),
+        ]
+    }
+
+    /// Ends every child and removes every cgroup.
+    func stop() {
+        for child in children.values { child.process.stop() }
+        children = [:]
+        for cgroup in cgroups {
+            if let failure = cgroup.remove() { writeError("warning: \(failure)\n") }
+        }
+        cgroups = []
+    }
+}
+
+/// Context switches of this process so far (voluntary + involuntary, every thread).
+func processContextSwitches() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_nvcsw + usage.ru_nivcsw
+}
+
+/// CPU time (user + system) this process has used, in microseconds.
+func processCPUMicroseconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
+    return micros(usage.ru_utime) + micros(usage.ru_stime)
+}
