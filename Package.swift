@@ -126,7 +126,7 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             path: "Benchmarks",
-            exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "results", "Tools", "HummingbirdServer", "VaporServer", "ServerSupport"],
+            exclude: ["CBenchmarkSupport", "Statistics", "RESULTS.md", "METHODOLOGY.md", "results", "Tools", "HummingbirdServer", "VaporServer", "ServerSupport"],
             swiftSettings: swiftSettings
         ),
         // The helpers several test targets share (waits, counters, recorders, lifetime

@@ -293,10 +293,7 @@ enum ConcurrencyOnPool {
     static func render(_ outcome: Outcome) -> String {
         var text = "\n## \(group)\n\n"
         if let error = outcome.error { return text + "Not measured: \(error)\n" }
-        text += "Each round runs three child processes in a random order: two on Swift's default executor, one "
-        text += "that installed `ThreadPool.shared` as the global executor first thing; each reports its median "
-        text += "per workload (\(outcome.childMode) sizes). Ratio = default ÷ installed time; the two default "
-        text += "children are the A/A.\n\n"
+        text += Report.method("Swift Concurrency on the Bolts pool", ["\(outcome.childMode) sizes"]) + "\n"
         var table = MarkdownTable(
             headers: ["workload", "default", "installed", "ratio [95% interval]", "verdict", "noise", "rounds"],
             alignments: [.left, .right, .right, .right, .left, .right, .right]
@@ -316,11 +313,7 @@ enum ConcurrencyOnPool {
         text += table.render()
         let inProcess = outcome.verdicts.filter { !$0.isAA && $0.subject != installedSubject }
         if !inProcess.isEmpty {
-            text += "\nWithin one child (on the default executor unless marked): the pool as a task executor against "
-            text += "the default executor's own workload; "
-            text += "the same hop from a default-executor task and back into other executors (SwiftNIO's event loop as "
-            text += "a task executor, and an executor whose thread never sleeps and so is never woken); and "
-            text += "Bolts' awaits against Swift's round trip (ratio = the reference's time ÷ the subject's).\n\n"
+            text += "\nWithin one child (on the default executor unless marked):\n\n"
             var table = MarkdownTable(
                 headers: ["comparison", "ratio [95% interval]", "verdict", "noise", "rounds"],
                 alignments: [.left, .right, .left, .right, .right]

@@ -9,18 +9,14 @@ enum FrameworkReport {
         var text = "\n## \(framework.group): \(framework.versionedName) under wrk, per executor\n\n"
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         let settings = outcome.settings
-        text += "A \(framework.versionedName) application (`\(framework.packageDirectory)`, a package of its own"
-        if let seconds = outcome.notes["buildSeconds"] { text += ", built in \(seconds) s" }
-        text += ") on 127.0.0.1, one child process per executor choice and round: "
-        text += settings.arms.map { "\($0.shortTitle) (\($0.title))" }.joined(separator: "; ")
-        text += ". Each round starts every choice once and the default executor twice (the A/A), in an order "
-        text += "drawn at random; in each child, after a \(settings.warmUpSeconds)-second warm-up, wrk "
-        text += "(\(settings.wrkThreads) thread, \(settings.connections) connections, \(settings.seconds)-second runs) "
-        text += "loads each route in turn. Jobs are ~\(settings.jobNanoseconds / 1_000) µs of CPU "
-        text += "(\(settings.jobRounds) xorshift rounds). CPU is the child's (user + system, `/proc/<pid>/stat`) "
-        text += "÷ requests. Ratios are above 1 when the subject is better. \(Verdicts.legend)\n"
-        text += "\nWhere the handlers ran (each child's `GET /thread`: the thread's name, and whether it is a worker "
-        text += "of `ThreadPool.shared`): "
+        var parameters = ["`\(framework.packageDirectory)`" + (outcome.notes["buildSeconds"].map { ", built in \($0) s" } ?? "")]
+        parameters += settings.arms.map { "\($0.shortTitle): \($0.title)" }
+        parameters += [
+            "a \(settings.warmUpSeconds)-second warm-up", "wrk \(settings.wrkThreads) thread, \(settings.connections) connections",
+            "\(settings.seconds)-second runs", "jobs of ~\(settings.jobNanoseconds / 1_000) µs (\(settings.jobRounds) xorshift rounds)",
+        ]
+        text += Report.method("Inside a framework server", parameters) + Verdicts.legend + "\n"
+        text += "\nWhere the handlers ran: "
         text +=
             settings.arms.map { arm in
                 let threads = Set(outcome.draws.filter { $0.arm == arm }.compactMap(\.handlerThread)).sorted()
@@ -69,13 +65,9 @@ enum FrameworkReport {
     private static func blocking(_ outcome: FrameworkBenchmark.Outcome, framework: Framework) -> String {
         let settings = outcome.settings
         var text = "\n### Beside handlers that block their thread\n\n"
-        text += "In each child (but the twin), last: wrk loads `/plain` alone, then again while a second wrk keeps "
-        text += "\(settings.blockConnections) connections on `/block`, whose handler sleeps 20 ms in `usleep` (as a "
-        text += "synchronous driver would; at most \(settings.blockConnections * 50) req/s). Kept: `/plain`'s "
-        text += "requests/s beside `/block` ÷ alone just before. Threads: the child's before the run → the most seen "
-        text += "during it. Stall reports: where the handlers run on the pool, the reports `ThreadPool.observeStalls` "
-        text += "gave an observer in the child over the `/block` load (found ones, median of the rounds; the longest "
-        text += "`heldFor` of an ended one, in any round).\n\n"
+        text += Report.method(
+            "Beside handlers that block their thread",
+            ["\(settings.blockConnections) connections on `/block` (at most \(settings.blockConnections * 50) req/s)"]) + "\n"
         var table = MarkdownTable(
             headers: [
                 "executor", "/plain alone", "/plain beside /block", "kept [95%]", "verdict", "/plain p99 beside",

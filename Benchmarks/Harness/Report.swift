@@ -22,32 +22,21 @@ enum Report {
             text += "> **DEBUG BUILD: these numbers are meaningless. Run `swift run -c release Benchmarks`.**\n\n"
         }
         text += "Machine: \(context.machine.summary)\n\n"
-        text += "**How to read it.** Each round measures every entry once and the peer twice, in a random "
-        text += "order (seed \(context.settings.seed)). Ratio: the geometric mean of the rounds' paired ratios, "
-        text += "above 1 when the subject is better (the peer's time ÷ the subject's, or the subject's rate ÷ the "
-        text += "peer's), with Student's t 95 % interval on the mean log ratio (over the processes' means where "
-        text += "the process is the unit"
-        text += context.processIsTheUnit.isEmpty ? "" : ": " + context.processIsTheUnit.joined(separator: ", ")
-        text += "). Noise threshold: how far from 1 the peer-against-itself (A/A) interval reaches, "
-        text += "within [1 %, 10 %]. **better**/**worse**: the interval excludes 1 and the ratio lies beyond the "
-        text += "threshold; **same**: the interval lies within it; **undecided**: neither (→n: the rounds at which "
-        text += "its present mean and spread would decide it; →∞: not within a thousand, its ratio sits at the "
-        text += "threshold's edge). A comparison stops at "
-        text += "±\(Int(context.settings.stopping.targetHalfWidth * 100)) % (after at least "
-        text += "\(context.settings.stopping.minimumRounds) rounds) or when its share of the budget is spent. "
-        if let minutes = context.budgetMinutes {
-            text += "Budget: \(minutes.shortest) minutes; measuring took "
-        } else {
-            text += "No time budget (`--full`); measuring took "
+        var parameters = [
+            "seed \(context.settings.seed)",
+            "a comparison stops at ±\(Int(context.settings.stopping.targetHalfWidth * 100)) % after at least "
+                + "\(context.settings.stopping.minimumRounds) rounds, or when its share of the budget is spent",
+            context.budgetMinutes.map { "budget \($0.shortest) minutes" } ?? "no time budget (`--full`)",
+            "measuring took \((context.measuredSeconds / 60).fixed(1)) minutes",
+            "instructions: " + (PerfCounters.unavailableReason.map { "n/a (\($0))" } ?? "user-space hardware counters"),
+        ]
+        if !context.processIsTheUnit.isEmpty {
+            parameters.append("the process is the unit in " + context.processIsTheUnit.joined(separator: ", "))
         }
-        text += "\((context.measuredSeconds / 60).fixed(1)) minutes. "
-        text +=
-            context.countsAllocations
-            ? "Allocations: an interposed malloc, every thread. "
-            : "**Allocation counting is not working in this build: the allocation columns are meaningless.** "
-        text += "Instructions per operation: "
-        text += PerfCounters.unavailableReason.map { "n/a (\($0))." } ?? "user-space hardware counters of the whole process."
-        text += "\n"
+        text += method("Reading the report", parameters)
+        if !context.countsAllocations {
+            text += "\n**Allocation counting is not working in this build: the allocation columns are meaningless.**\n"
+        }
         return text
     }
 
@@ -55,11 +44,11 @@ enum Report {
     /// noisy to decide anything.
     static func noise(_ summary: NoiseSummary, verdicts: [VerdictRow]) -> String {
         var text = "\n## Noise\n\n"
-        text += "A round is flagged when more than \(NoiseProbe.stealLimitPercent.shortest) % of CPU time "
-        text += "was stolen (`/proc/stat`), other processes used more than "
-        text += "\(NoiseProbe.otherProcessesLimit.shortest) CPUs, or it was preempted "
-        text += "\(NoiseProbe.switchRateLimit.shortest)× as often as its comparison's median round; flagged "
-        text += "rounds stay in the estimates (the JSON has each round's readings).\n\n"
+        text += method("Noise", [
+            "a round is flagged above \(NoiseProbe.stealLimitPercent.shortest) % stolen CPU time, "
+                + "\(NoiseProbe.otherProcessesLimit.shortest) CPUs used by other processes, or "
+                + "\(NoiseProbe.switchRateLimit.shortest)× its comparison's median preemption rate"
+        ]) + "\n"
         text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds)"
         text += "; steal \(summary.stealPercent.fixed(2)) % of CPU time; other processes "
         text += "\(summary.otherProcessesCPUs.fixed(2)) CPUs on average; highest load average "
@@ -87,11 +76,18 @@ enum Report {
         let within2 = factors.filter { $0 <= 2 }.count
         let within4 = factors.filter { $0 > 2 && $0 <= 4 }.count
         let edge = open.count - factors.count
-        var text = "\nOf the \(open.count) undecided rows, \(within2) would be decided within twice their rounds at "
-        text += "their present spread (about twice the `--budget`, or `--rounds` at the row's →n), \(within4) within "
-        text += "four times, \(factors.count - within2 - within4) only beyond that, and \(edge) not within a thousand "
-        text += "rounds (their ratio is at the noise threshold's edge: a difference too small to call either way).\n"
-        return text
+        return "\nUndecided rows: \(open.count); at their present spread \(within2) would be decided within twice "
+            + "their rounds (about twice the `--budget`, or `--rounds` at the row's →n), \(within4) within four times, "
+            + "\(factors.count - within2 - within4) beyond that, \(edge) not within a thousand (→∞).\n"
+    }
+
+    /// A section's pointer to the part of `Benchmarks/METHODOLOGY.md` that says what its figures
+    /// mean (`heading`, that part's heading), and the parameters this run gave it.
+    static func method(_ heading: String, _ parameters: [String]) -> String {
+        let anchor = heading.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
+            .replacingOccurrences(of: " ", with: "-")
+        let given = parameters.isEmpty ? "" : " Parameters: " + parameters.joined(separator: "; ") + "."
+        return "Method: [\(heading)](METHODOLOGY.md#\(anchor)) in `Benchmarks/METHODOLOGY.md`.\(given)\n"
     }
 
     static func formatted(_ value: Double?, unit: String) -> String {
@@ -152,11 +148,10 @@ enum Report {
     static func aaTable(_ rows: [VerdictRow]) -> String {
         guard !rows.isEmpty else { return "" }
         var text = "\n## A/A comparisons\n\n"
-        text += "Each comparison's peer against its own second measurement in the same rounds (which of the two "
-        text += "is the numerator is drawn at random each round). How far its own 95 % interval reaches from 1 is "
-        text += "the comparison's noise threshold. \"Every A/A interval holds 1\" is one claim about the whole run, "
-        text += "so their intervals are simultaneous: 95 % for all \(rows.count) together (Bonferroni, each at "
-        text += (100 - 5 / Double(max(rows.count, 1))).fixed(2) + " %). "
+        text += method("A/A comparisons", [
+            "simultaneous 95 % intervals for all \(rows.count) (Bonferroni, each at "
+                + (100 - 5 / Double(max(rows.count, 1))).fixed(2) + " %)"
+        ])
         let misses = rows.filter { row in row.interval95.map { $0[0] > 1 || $0[1] < 1 } ?? false }
         let thresholds = rows.compactMap(\.noiseThreshold).sorted()
         if let low = thresholds.first, let high = thresholds.last {

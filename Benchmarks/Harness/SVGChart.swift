@@ -1,121 +1,188 @@
 import Foundation
 
-/// Line charts of a rate against producer threads, as hand-written SVG: the sections draw
-/// theirs with `render` (the executors' throughput) or with `f` and `escape` (the server's
-/// latency).
+/// The benchmark's one chart writer: line charts as hand-written SVG, one or more panels that
+/// share a y axis (linear from 0, or logarithmic by decades), a line per series across the
+/// panel's x labels, and the series named either at each line's end (one panel) or in a legend
+/// under the panels. The sections give the data (`SVGChart.executorThroughput`,
+/// `ServerReport.chart`).
 enum SVGChart {
     struct Series {
         var label: String
         var color: String
         var width: Double
         var dashed: Bool
-        /// (producers, jobs per second), in producer order.
-        var points: [(Int, Double)]
+        /// One value per x label, in order; nil where there is none.
+        var values: [Double?]
+        /// Whether its points are marked and its last value follows its label at the line's end
+        /// (`Layout.labelsAtEnds`).
+        var marksValues = true
     }
 
-    /// The chart: a line per series against the producer counts on x, y from 0 to a round
-    /// number above the highest point, each line labelled at its end; `footnote` under the plot.
-    static func render(series: [Series], producerCounts: [Int], title: String, subtitle: String, footnote: String)
-        -> String
-    {
-        let width = 900.0
-        let height = 560.0
-        let left = 90.0
-        let right = 230.0
-        let top = 86.0
-        let bottom = 90.0
-        let plotWidth = width - left - right
-        let plotHeight = height - top - bottom
+    struct Panel {
+        var title: String = ""
+        var series: [Series]
+    }
 
-        let maximum = series.flatMap { $0.points.map(\.1) }.max() ?? 1
-        let (step, yMax) = niceScale(maximum)
-        func x(_ producers: Int) -> Double {
-            guard producerCounts.count > 1, let index = producerCounts.firstIndex(of: producers) else {
-                return left + plotWidth / 2
-            }
-            return left + plotWidth * Double(index) / Double(producerCounts.count - 1)
+    enum Scale {
+        /// From 0 to a round number above the highest value; `unit` divides the tick labels
+        /// (1e6: millions).
+        case linear(unit: Double)
+        /// Whole decades around the values; the ticks read as durations of microseconds.
+        case logMicroseconds
+    }
+
+    struct Layout {
+        var title: String
+        var subtitle: String
+        var footnote = ""
+        var xLabels: [String]
+        var xAxis = ""
+        var yAxis = ""
+        var scale: Scale
+        /// Panels in a row.
+        var columns = 1
+        /// Whether each series is named at its line's end (with its points marked), rather than
+        /// in a legend under the panels.
+        var labelsAtEnds = true
+    }
+
+    static func render(_ panels: [Panel], _ layout: Layout) -> String? {
+        let values = panels.flatMap { $0.series.flatMap { $0.values.compactMap { $0 } } }.filter { $0 > 0 }
+        guard let smallest = values.min(), let largest = values.max(), !layout.xLabels.isEmpty else { return nil }
+        let single = layout.labelsAtEnds
+        let titled = panels.contains { !$0.title.isEmpty }
+        let columns = max(1, min(layout.columns, panels.count))
+        let rows = (panels.count + columns - 1) / columns
+        let panelWidth = single ? 580.0 : 330.0
+        let panelHeight = single ? 384.0 : 250.0
+        let left = single ? 90.0 : 60.0
+        let top = 86.0
+        let legend = single ? [] : uniqueSeries(panels)
+        let width = max(left + Double(columns) * panelWidth + (single ? 230 : 20), 760)
+        let height = top + Double(rows) * (panelHeight + 50) + (single ? 40 : 40 + 18 * Double(legend.count))
+
+        // The y axis: ticks and where a value sits between 0 (bottom) and 1 (top).
+        let ticks: [(Double, String)]
+        let position: (Double) -> Double
+        switch layout.scale {
+        case .linear(let unit):
+            let (step, top) = niceScale(largest)
+            ticks = stride(from: 0.0, through: top + step / 2, by: step).map { ($0, axisNumber($0 / unit)) }
+            position = { $0 / top }
+        case .logMicroseconds:
+            let low = floor(log10(smallest))
+            let high = ceil(log10(largest))
+            let decades = max(high - low, 1)
+            ticks = stride(from: low, through: high, by: 1).map { (pow(10, $0), durationLabel(pow(10, $0))) }
+            position = { (log10(max($0, pow(10, low))) - low) / decades }
         }
-        func y(_ value: Double) -> Double { top + plotHeight * (1 - value / yMax) }
 
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
             <rect width="100%" height="100%" fill="#ffffff"/>
-            <text x="\(left)" y="34" font-size="20" font-weight="bold" fill="#222">\(escape(title))</text>
-            <text x="\(left)" y="58" font-size="12.5" fill="#555">\(escape(subtitle))</text>
+            <text x="\(left)" y="34" font-size="19" font-weight="bold" fill="#222">\(escape(layout.title))</text>
+            <text x="\(left)" y="58" font-size="12" fill="#555">\(escape(layout.subtitle))</text>
 
             """
-        // Horizontal grid and y labels.
-        var tick = 0.0
-        while tick <= yMax + step / 2 {
-            let ty = y(tick)
-            svg +=
-                "<line x1=\"\(f(left))\" y1=\"\(f(ty))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#e5e5e5\"/>\n"
-            svg +=
-                "<text x=\"\(f(left - 10))\" y=\"\(f(ty + 4))\" font-size=\"12\" fill=\"#444\" text-anchor=\"end\">\(tickLabel(tick))</text>\n"
-            tick += step
-        }
-        // Vertical guides and x labels.
-        for producers in producerCounts {
-            let tx = x(producers)
-            svg +=
-                "<line x1=\"\(f(tx))\" y1=\"\(f(top))\" x2=\"\(f(tx))\" y2=\"\(f(top + plotHeight))\" stroke=\"#f0f0f0\"/>\n"
-            svg +=
-                "<text x=\"\(f(tx))\" y=\"\(f(top + plotHeight + 20))\" font-size=\"13\" fill=\"#444\" text-anchor=\"middle\">\(producers)</text>\n"
-        }
-        svg +=
-            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotHeight))\" x2=\"\(f(left + plotWidth))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
-        svg +=
-            "<line x1=\"\(f(left))\" y1=\"\(f(top))\" x2=\"\(f(left))\" y2=\"\(f(top + plotHeight))\" stroke=\"#888\"/>\n"
-        if !footnote.isEmpty {
-            svg +=
-                "<text x=\"\(f(left))\" y=\"\(f(height - 14))\" font-size=\"11.5\" fill=\"#666\">\(escape(footnote))</text>\n"
-        }
-        svg +=
-            "<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 46))\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">producer threads submitting at once</text>\n"
-        svg +=
-            "<text transform=\"translate(24 \(f(top + plotHeight / 2))) rotate(-90)\" font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">million jobs per second</text>\n"
-
-        // Lines, thinnest first so the emphasised ones sit on top.
-        for line in series.sorted(by: { $0.width < $1.width }) {
-            let points = line.points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
-            let dash = line.dashed ? " stroke-dasharray=\"7 5\"" : ""
-            svg +=
-                "<polyline fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"\(line.width)\"\(dash) stroke-linejoin=\"round\" points=\"\(points)\"/>\n"
-            if !line.label.hasPrefix("goal") {
-                for (producers, value) in line.points {
-                    svg +=
-                        "<circle cx=\"\(f(x(producers)))\" cy=\"\(f(y(value)))\" r=\"\(line.width + 1)\" fill=\"\(line.color)\">"
-                    svg +=
-                        "<title>\(escape(line.label)), \(producers) producers: \(escape(value.formattedRate))</title></circle>\n"
+        for (index, panel) in panels.enumerated() {
+            let originX = left + Double(index % columns) * panelWidth
+            let originY = top + Double(index / columns) * (panelHeight + 50)
+            let plotWidth = panelWidth - (single ? 0 : 40)
+            let plotHeight = panelHeight - (single ? 0 : 40) - (titled ? 24 : 0)
+            let plotTop = originY + (titled ? 24 : 0)
+            func x(_ index: Int) -> Double {
+                layout.xLabels.count > 1
+                    ? originX + plotWidth * Double(index) / Double(layout.xLabels.count - 1) : originX + plotWidth / 2
+            }
+            func y(_ value: Double) -> Double { plotTop + plotHeight * (1 - position(value)) }
+            if !panel.title.isEmpty {
+                svg += text(originX, originY + 10, panel.title, size: 13, extra: " font-weight=\"bold\"")
+            }
+            for (value, label) in ticks {
+                svg += line(originX, y(value), originX + plotWidth, y(value), stroke: "#e5e5e5")
+                svg += text(originX - 8, y(value) + 4, label, size: 11, anchor: "end")
+            }
+            for (index, label) in layout.xLabels.enumerated() {
+                svg += line(x(index), plotTop, x(index), plotTop + plotHeight, stroke: "#f0f0f0")
+                svg += text(x(index), plotTop + plotHeight + 18, label, size: 12, anchor: "middle")
+            }
+            svg += line(originX, plotTop + plotHeight, originX + plotWidth, plotTop + plotHeight, stroke: "#888")
+            svg += line(originX, plotTop, originX, plotTop + plotHeight, stroke: "#888")
+            // Thinnest first, so the emphasised lines sit on top.
+            for series in panel.series.sorted(by: { $0.width < $1.width }) {
+                let points = series.values.enumerated().compactMap { index, value in value.map { (index, $0) } }
+                let path = points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
+                svg += "<polyline fill=\"none\" stroke=\"\(series.color)\" stroke-width=\"\(series.width)\""
+                svg += "\(series.dashed ? " stroke-dasharray=\"7 5\"" : "") stroke-linejoin=\"round\" points=\"\(path)\">"
+                svg += "<title>\(escape(series.label))</title></polyline>\n"
+                guard single, series.marksValues else { continue }
+                for (index, value) in points {
+                    svg += "<circle cx=\"\(f(x(index)))\" cy=\"\(f(y(value)))\" r=\"\(series.width + 1)\" "
+                    svg += "fill=\"\(series.color)\"><title>\(escape(series.label)), \(escape(layout.xLabels[index])): "
+                    svg += "\(escape(value.formattedRate))</title></circle>\n"
+                }
+            }
+            if single { svg += endLabels(panel.series, x: originX + plotWidth, y: y, bottom: plotTop + plotHeight) }
+            if index == 0 {
+                svg += text(originX + plotWidth / 2, plotTop + plotHeight + 38, layout.xAxis, size: 13, anchor: "middle")
+                if !layout.yAxis.isEmpty {
+                    svg += "<text transform=\"translate(24 \(f(plotTop + plotHeight / 2))) rotate(-90)\" font-size=\"13\" "
+                    svg += "fill=\"#333\" text-anchor=\"middle\">\(escape(layout.yAxis))</text>\n"
                 }
             }
         }
+        var legendY = top + Double(rows) * (panelHeight + 50) + 10
+        for series in legend {
+            svg += "<line x1=\"\(f(left))\" y1=\"\(f(legendY))\" x2=\"\(f(left + 30))\" y2=\"\(f(legendY))\" "
+            svg += "stroke=\"\(series.color)\" stroke-width=\"\(series.width)\"\(series.dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
+            svg += text(left + 40, legendY + 4, series.label, size: 12)
+            legendY += 18
+        }
+        if !layout.footnote.isEmpty { svg += text(left, height - 14, layout.footnote, size: 11.5, color: "#666") }
+        return svg + "</svg>\n"
+    }
 
-        // End labels, spread apart so they never overlap.
-        let minimumGap = 17.0
-        var labels = series.compactMap { line -> (Series, Double)? in
-            guard let last = line.points.last else { return nil }
-            return (line, y(last.1))
-        }.sorted { $0.1 < $1.1 }
-        for index in labels.indices.dropFirst() where labels[index].1 - labels[index - 1].1 < minimumGap {
-            labels[index].1 = labels[index - 1].1 + minimumGap
+    /// One panel's series named at their lines' ends, spread apart so that no two overlap.
+    private static func endLabels(_ series: [Series], x: Double, y: (Double) -> Double, bottom: Double) -> String {
+        let gap = 17.0
+        var labels = series.compactMap { series -> (Series, Double, Double)? in
+            guard let last = series.values.last(where: { $0 != nil }) ?? nil else { return nil }
+            return (series, last, y(last))
+        }.sorted { $0.2 < $1.2 }
+        for index in labels.indices.dropFirst() where labels[index].2 - labels[index - 1].2 < gap {
+            labels[index].2 = labels[index - 1].2 + gap
         }
-        if let overflow = labels.last.map({ $0.1 - (top + plotHeight) }), overflow > 0 {
-            for index in labels.indices { labels[index].1 -= overflow }
+        if let overflow = labels.last.map({ $0.2 - bottom }), overflow > 0 {
+            for index in labels.indices { labels[index].2 -= overflow }
         }
-        let labelX = left + plotWidth + 12
-        for (line, labelY) in labels {
-            let lastY = y(line.points.last!.1)
-            svg +=
-                "<line x1=\"\(f(left + plotWidth + 2))\" y1=\"\(f(lastY))\" x2=\"\(f(labelX - 2))\" y2=\"\(f(labelY))\" stroke=\"\(line.color)\" stroke-width=\"1\"/>\n"
-            let weight = line.width >= 4 ? " font-weight=\"bold\"" : ""
-            let value = line.label.hasPrefix("goal") ? "" : " \(line.points.last!.1.formattedRate)"
-            svg +=
-                "<text x=\"\(f(labelX))\" y=\"\(f(labelY + 4))\" font-size=\"12.5\" fill=\"\(line.color == "#f4a3a3" ? "#c46060" : line.color)\"\(weight)>\(escape(line.label + value))</text>\n"
+        var svg = ""
+        for (series, last, labelY) in labels {
+            svg += line(x + 2, y(last), x + 10, labelY, stroke: series.color)
+            let value = series.marksValues ? " \(last.formattedRate)" : ""
+            svg += text(
+                x + 12, labelY + 4, series.label + value, size: 12.5, color: series.color,
+                extra: series.width >= 4 ? " font-weight=\"bold\"" : "")
         }
-        svg += "</svg>\n"
         return svg
+    }
+
+    /// Each series label once, in the order the panels first name them.
+    private static func uniqueSeries(_ panels: [Panel]) -> [Series] {
+        var seen: Set<String> = []
+        return panels.flatMap(\.series).filter { seen.insert($0.label).inserted }
+    }
+
+    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String) -> String {
+        "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\"/>\n"
+    }
+
+    private static func text(
+        _ x: Double, _ y: Double, _ content: String, size: Double, color: String = "#333", anchor: String = "start",
+        extra: String = ""
+    ) -> String {
+        "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(size)\" fill=\"\(color)\" text-anchor=\"\(anchor)\"\(extra)>"
+            + "\(escape(content))</text>\n"
     }
 
     /// A step of 1, 2 or 5 × 10^k giving about five ticks, and the axis maximum.
@@ -126,13 +193,18 @@ enum SVGChart {
         return (step, ceil(max(maximum, 1) / step) * step)
     }
 
-    private static func tickLabel(_ value: Double) -> String {
-        let millions = value / 1e6
-        return millions == millions.rounded() ? String(Int(millions)) : millions.fixed(1)
+    private static func axisNumber(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : value.fixed(1)
+    }
+
+    private static func durationLabel(_ microseconds: Double) -> String {
+        if microseconds >= 1_000_000 { return "\(Int(microseconds / 1_000_000)) s" }
+        if microseconds >= 1_000 { return "\(Int(microseconds / 1_000)) ms" }
+        return "\(Int(microseconds)) µs"
     }
 
     /// A coordinate with one decimal.
-    static func f(_ value: Double) -> String { value.fixed(1) }
+    private static func f(_ value: Double) -> String { value.fixed(1) }
 
     /// `text` with XML's special characters escaped.
     static func escape(_ text: String) -> String {

@@ -181,8 +181,7 @@ enum Verdicts {
 
     /// What the marks of a matrix cell mean.
     static let legend =
-        "Each cell: ratio [95 % interval] and the verdict: **+** better, **−** worse, = same, ? undecided "
-        + "(→n, →∞: the rounds that would decide it, as the report's opening says)."
+        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds to decide)."
 }
 
 extension VerdictRow {

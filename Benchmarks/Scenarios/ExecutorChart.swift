@@ -9,18 +9,17 @@ extension SVGChart {
         let comparisons = results.filter { $0.section == .executors && $0.producers != nil }
             .sorted { $0.producers! < $1.producers! }
         guard !comparisons.isEmpty else { return nil }
+        let producers = comparisons.map { $0.producers! }
         var series: [Series] = []
         var footnote = ""
         for kind in ExecutorKind.allCases {
-            let points: [(Int, Double)] = comparisons.compactMap { comparison in
-                guard let entry = comparison.entries.first(where: { $0.name.hasPrefix(kind.title + ":") }),
-                    let ns = entry.medianNanosecondsPerOperation
-                else { return nil }
-                return (comparison.producers!, 1e9 / ns)
+            let values: [Double?] = comparisons.map { comparison in
+                comparison.entries.first { $0.name.hasPrefix(kind.title + ":") }?.medianNanosecondsPerOperation
+                    .map { 1e9 / $0 }
             }
-            guard !points.isEmpty else { continue }
+            let rates = values.compactMap { $0 }
+            guard !rates.isEmpty else { continue }
             if kind == .boltsImmediate {
-                let rates = points.map(\.1)
                 footnote =
                     "Not drawn: \(kind.shortTitle) runs each job inline on its producer (no hand-off): "
                     + "\(rates.min()!.formattedRate) to \(rates.max()!.formattedRate)."
@@ -28,33 +27,23 @@ extension SVGChart {
             }
             let style = style(for: kind)
             series.append(
-                Series(
-                    label: kind.shortTitle,
-                    color: style.color,
-                    width: style.width,
-                    dashed: style.dashed,
-                    points: points
-                )
-            )
+                Series(label: kind.shortTitle, color: style.color, width: style.width, dashed: style.dashed, values: values))
         }
         if let dispatch = series.first(where: { $0.label == ExecutorKind.dispatchGlobal.shortTitle }) {
             series.append(
                 Series(
-                    label: "goal: 2× Dispatch global",
-                    color: "#888888",
-                    width: 1.5,
-                    dashed: true,
-                    points: dispatch.points.map { ($0.0, $0.1 * 2) }
-                )
-            )
+                    label: "goal: 2× Dispatch global", color: "#888888", width: 1.5, dashed: true,
+                    values: dispatch.values.map { $0.map { $0 * 2 } }, marksValues: false))
         }
+        let load = machine.loadAverageAtStart.split(separator: " ").first ?? "?"
         return render(
-            series: series,
-            producerCounts: comparisons.map { $0.producers! },
-            title: "Tiny jobs per second vs producer threads (higher is better)",
-            subtitle:
-                "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · medians over paired rounds · \(machine.date.prefix(10)) · load average \(machine.loadAverageAtStart.split(separator: " ").first ?? "?") at start",
-            footnote: footnote
+            [Panel(series: series)],
+            Layout(
+                title: "Tiny jobs per second vs producer threads (higher is better)",
+                subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) "
+                    + "· medians over paired rounds · \(machine.date.prefix(10)) · load average \(load) at start",
+                footnote: footnote, xLabels: producers.map(String.init), xAxis: "producer threads submitting at once",
+                yAxis: "million jobs per second", scale: .linear(unit: 1e6))
         )
     }
 

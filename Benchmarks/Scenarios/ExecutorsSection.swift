@@ -69,18 +69,13 @@ final class ExecutorsSection: BenchmarkSection {
         let executors = results.filter { $0.section == .executors }
         if !executors.isEmpty {
             text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += "P producer threads submit tiny jobs as fast as they can, until all ran. Where an executor's "
-            text += "threads land on the CPUs holds for a process's life, so each comparison here and in the next "
-            text += "section runs in several child processes, and its interval is over the processes' mean log "
-            text += "ratios. Ratio = `DispatchQueue.global()`'s time ÷ the executor's. \(Verdicts.legend)\n\n"
+            text += Report.method("Executors under contention", []) + Verdicts.legend + "\n\n"
             text += producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.section == .paced }
         if !handOffs.isEmpty {
             text += "\n## \(Catalog.handOffGroup)\n\n"
-            text += "P producer threads each submit one tiny job and wait until it has run, so nothing queues: the "
-            text += "hand-off latency (submit to job start) is the executor's own. Ratio = Dispatch's ÷ the "
-            text += "executor's, for each round's p99 and for the round trip per job.\n\n### p99 hand-off latency\n\n"
+            text += Report.method("Executor hand-off latency, paced", []) + "\n### p99 hand-off latency\n\n"
             text += producerMatrix(handOffs, metric: "p99 hand-off latency")
             text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
         }

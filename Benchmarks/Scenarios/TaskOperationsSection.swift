@@ -74,9 +74,7 @@ final class TaskOperationsSection: BenchmarkSection {
     static func render(_ results: [ComparisonResult]) -> String {
         guard !results.isEmpty else { return "" }
         var text = "\n## \(Catalog.taskOperationsGroup)\n\n"
-        text += "Time per operation, Bolts against SwiftNIO (or Swift Concurrency) on the same operation; "
-        text += "ratio = the peer's time ÷ the subject's (above 1: the subject is faster). The operations whose "
-        text += "work hops between threads run in child processes, each interval over the processes' means.\n\n"
+        text += Report.method("Task operations", []) + "\n"
         text += table(results)
         return text
     }

@@ -9,23 +9,18 @@ enum ServerReport {
         var text = "\n## \(ServerBenchmark.group)"
         text += settings.cpus == nil ? ": SwiftNIO HTTP/1.1 under wrk\n\n" : ", under a CPU quota\n\n"
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
+        var parameters = [
+            "\(settings.eventLoops) event loops", "wrk \(settings.wrkThreads) thread, \(settings.connections) connections",
+            "\(settings.seconds)-second runs",
+        ]
         if let cpus = settings.cpus {
-            text += "Each handler's server (the same SwiftNIO HTTP/1.1 server, \(settings.eventLoops) event loops) in a "
-            text += "child process of its own, placed in a cgroup of its own with a quota of "
-            text += "\(cpus.formattedCPUs) per \(CPUQuotaCgroup.periodMicroseconds / 1_000) ms period "
-            text += "(\(outcome.notes["cgroup"] ?? "cgroup")); wrk stays outside the quota (\(settings.wrkThreads) thread, "
-            text += "\(settings.connections) connections, \(settings.seconds)-second runs). "
-            if let pools = outcome.notes["poolThreads"] { text += "`ThreadPool.shared` had \(pools) worker(s) in the children. " }
-            text += "CPU is the child's (user + system). Throttled: the share of the scheduler periods in which the "
-            text += "cgroup used up its quota and was stopped, and how long it was stopped per second of the run "
-            text += "(`cpu.stat`; medians over the rounds). "
-        } else {
-            text += "A SwiftNIO HTTP/1.1 server on 127.0.0.1 (\(settings.eventLoops) event loops) in this process, wrk in "
-            text += "another (\(settings.connections) connections, \(settings.seconds)-second runs); each request is fanned "
-            text += "out to N CPU jobs by one handler. CPU is the server process's. "
+            parameters.append(
+                "a quota of \(cpus.formattedCPUs) per \(CPUQuotaCgroup.periodMicroseconds / 1_000) ms period "
+                    + "(\(outcome.notes["cgroup"] ?? "cgroup"))")
+            if let pools = outcome.notes["poolThreads"] { parameters.append("`ThreadPool.shared` of \(pools) worker(s)") }
         }
-        text += "Each round runs every handler once and `DispatchGroup` twice, in a random order. A table per metric "
-        text += "(above 1 is better), a column per configuration (jobs per request × job length). \(Verdicts.legend)\n"
+        text += Report.method(settings.cpus == nil ? "Inside a server" : "Under a CPU quota", parameters)
+        text += Verdicts.legend + "\n"
         let configurations = settings.configurations { _ in 0 }
         for metric in WrkMetrics.all {
             text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
@@ -84,78 +79,31 @@ enum ServerReport {
     /// One panel per configuration: latency (log scale) at p50, p90, p99, p99.9 and max,
     /// one line per peer.
     static func chart(_ outcome: ServerBenchmark.Outcome, machine: Machine) -> String? {
-        let summaries = outcome.settings.configurations { _ in 0 }.map { configuration in
-            (title: configuration.title, peers: outcome.summaries.filter { $0.load == configuration.key })
-        }.filter { !$0.peers.isEmpty }
-        guard !summaries.isEmpty else { return nil }
-        let columns = min(3, summaries.count)
-        let rows = (summaries.count + columns - 1) / columns
-        let panelWidth = 330.0
-        let panelHeight = 250.0
-        let left = 60.0
-        let top = 80.0
-        let legendHeight = 40.0 + 18.0 * Double(ServerPeer.allCases.count)
-        let width = left + Double(columns) * panelWidth + 20
-        let height = top + Double(rows) * (panelHeight + 40) + legendHeight
         let percentiles: [(String, KeyPath<WrkSummary<ServerPeer>, Double>)] = [
             ("p50", \.p50), ("p90", \.p90), ("p99", \.p99), ("p99.9", \.p999), ("max", \.max),
         ]
-        let all = summaries.flatMap { $0.peers.flatMap { peer in percentiles.map { peer[keyPath: $0.1] } } }
-            .filter { $0 > 0 }
-        guard let smallest = all.min(), let largest = all.max() else { return nil }
-        let lowDecade = floor(log10(smallest))
-        let highDecade = ceil(log10(largest))
-        let decades = max(highDecade - lowDecade, 1)
-
-        var svg = """
-            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
-            viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
-            <rect width="100%" height="100%" fill="#ffffff"/>
-            <text x="\(left)" y="30" font-size="19" font-weight="bold" fill="#222">Request latency inside a SwiftNIO server under wrk (lower is better)</text>
-            <text x="\(left)" y="52" font-size="12" fill="#555">\(escape("\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · \(outcome.settings.eventLoops) event loops, wrk \(outcome.settings.connections) connections · medians of \(outcome.settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))"))</text>
-
-            """
-        for (index, summary) in summaries.enumerated() {
-            let originX = left + Double(index % columns) * panelWidth
-            let originY = top + Double(index / columns) * (panelHeight + 40)
-            let plotWidth = panelWidth - 40
-            let plotHeight = panelHeight - 40
-            func x(_ position: Int) -> Double { originX + plotWidth * Double(position) / Double(percentiles.count - 1) }
-            func y(_ microseconds: Double) -> Double {
-                let value = max(microseconds, smallest)
-                return originY + 20 + plotHeight * (1 - (log10(value) - lowDecade) / decades)
-            }
-            svg += "<text x=\"\(f(originX))\" y=\"\(f(originY + 10))\" font-size=\"13\" font-weight=\"bold\" fill=\"#333\">\(escape(summary.title))</text>\n"
-            var decade = lowDecade
-            while decade <= highDecade {
-                let value = pow(10, decade)
-                let ty = y(value)
-                svg += "<line x1=\"\(f(originX))\" y1=\"\(f(ty))\" x2=\"\(f(originX + plotWidth))\" y2=\"\(f(ty))\" stroke=\"#e5e5e5\"/>\n"
-                svg += "<text x=\"\(f(originX - 6))\" y=\"\(f(ty + 4))\" font-size=\"10.5\" fill=\"#555\" text-anchor=\"end\">\(decadeLabel(value))</text>\n"
-                decade += 1
-            }
-            for (position, (label, _)) in percentiles.enumerated() {
-                svg += "<text x=\"\(f(x(position)))\" y=\"\(f(originY + 20 + plotHeight + 16))\" font-size=\"11\" fill=\"#444\" text-anchor=\"middle\">\(label)</text>\n"
-            }
-            for peer in summary.peers {
-                let style = style(for: peer.arm)
-                let points = percentiles.enumerated().map { position, item in
-                    "\(f(x(position))),\(f(y(peer[keyPath: item.1])))"
-                }.joined(separator: " ")
-                let dash = style.dashed ? " stroke-dasharray=\"6 4\"" : ""
-                svg += "<polyline fill=\"none\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash) points=\"\(points)\"><title>\(escape(peer.arm.title))</title></polyline>\n"
-            }
-        }
-        var legendY = top + Double(rows) * (panelHeight + 40) + 10
-        for peer in ServerPeer.allCases {
-            let style = style(for: peer)
-            let dash = style.dashed ? " stroke-dasharray=\"6 4\"" : ""
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(legendY))\" x2=\"\(f(left + 30))\" y2=\"\(f(legendY))\" stroke=\"\(style.color)\" stroke-width=\"\(style.width)\"\(dash)/>\n"
-            svg += "<text x=\"\(f(left + 40))\" y=\"\(f(legendY + 4))\" font-size=\"12\" fill=\"#333\">\(escape(peer.title))</text>\n"
-            legendY += 18
-        }
-        svg += "</svg>\n"
-        return svg
+        let panels = outcome.settings.configurations { _ in 0 }.map { configuration in
+            SVGChart.Panel(
+                title: configuration.title,
+                series: ServerPeer.allCases.compactMap { peer in
+                    outcome.summary(peer, configuration.key).map { summary in
+                        let style = style(for: peer)
+                        return SVGChart.Series(
+                            label: peer.title, color: style.color, width: style.width, dashed: style.dashed,
+                            values: percentiles.map { summary[keyPath: $0.1] })
+                    }
+                })
+        }.filter { !$0.series.isEmpty }
+        let settings = outcome.settings
+        return SVGChart.render(
+            panels,
+            .init(
+                title: "Request latency inside a SwiftNIO server under wrk (lower is better)",
+                subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · "
+                    + "\(settings.eventLoops) event loops, wrk \(settings.connections) connections · medians of "
+                    + "\(settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))",
+                xLabels: percentiles.map(\.0), scale: .logMicroseconds, columns: 3, labelsAtEnds: false)
+        )
     }
 
     private static func style(for peer: ServerPeer) -> (color: String, width: Double, dashed: Bool) {
@@ -170,14 +118,4 @@ enum ServerReport {
         case .inlineOnLoop: return ("#7f7f7f", 1.5, true)
         }
     }
-
-    private static func decadeLabel(_ microseconds: Double) -> String {
-        if microseconds >= 1_000_000 { return "\(Int(microseconds / 1_000_000)) s" }
-        if microseconds >= 1_000 { return "\(Int(microseconds / 1_000)) ms" }
-        return "\(Int(microseconds)) µs"
-    }
-
-    private static func f(_ value: Double) -> String { SVGChart.f(value) }
-
-    private static func escape(_ text: String) -> String { SVGChart.escape(text) }
 }

@@ -47,10 +47,7 @@ enum ServerWithPoolInstalled {
     static func render(installed: ServerBenchmark.Outcome, main: ServerBenchmark.Outcome?) -> String {
         var text = "\n### The Swift Concurrency handler with the Bolts pool installed\n\n"
         if let skipped = installed.skipped { return text + "Skipped: \(skipped).\n" }
-        text += "The same server and load in a child process that called "
-        text += "`ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor()` first, so the handler's "
-        text += "task group runs on the pool; `DispatchGroup` ran in that process as well. Ratios are to "
-        text += "the `DispatchGroup` of the same process (requests/s: above 1 is better; CPU and p99: below 1).\n\n"
+        text += Report.method("With the pool installed", ["ratios to the `DispatchGroup` of the same process"]) + "\n"
         text += "| configuration | handler | req/s | ratio | CPU µs/req | ratio | p50 ms | p99 ms | ratio | max ms |\n"
         text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for configuration in installed.settings.configurations(rounds: { _ in 0 }) {
