@@ -3,7 +3,24 @@ import Foundation
 
 extension FrameworkBenchmark {
     /// `/plain`'s requests/s beside the blocking handlers ÷ alone just before, in the same child.
-    static let keptMetric = Metric(title: "/plain requests/s beside /block ÷ alone", unit: "×", lowerIsBetter: false)
+    static let keptMetric = Metric(
+        title: "/plain requests/s beside /block ÷ alone", unit: "×", lowerIsBetter: false, id: "kept")
+
+    /// The comparison of `/fanout`'s ceiling, and of the blocking run, in verdict keys; the
+    /// blocking run's baseline.
+    static let ceilingKey = "inline-vs-fanout"
+    static let blockingKey = "block"
+    static let aloneKey = "plain-alone"
+
+    /// The key of `arm` against `baseline` on `metric` for `comparison` (a route's raw value,
+    /// `ceilingKey` or `blockingKey`) in `framework`'s section.
+    static func key(
+        _ framework: Framework, _ comparison: String, _ arm: Arm, _ baseline: String, _ metric: Metric
+    ) -> VerdictKey {
+        VerdictKey(
+            section: framework.section, comparison: comparison, arm: arm.rawValue, baseline: baseline,
+            metric: metric.key)
+    }
 
     /// The comparisons on every route, in the report's order: (subject, peer).
     static let reportedPairs: [(Arm, Arm)] = [
@@ -35,8 +52,8 @@ extension FrameworkBenchmark {
     ) -> [VerdictRow] {
         let section = framework.section
         func threshold(_ route: Route, _ metric: Metric) -> Double? {
-            routeVerdicts.first { $0.isAA && $0.name == name(route, framework) && $0.metric == metric.title }?
-                .noiseThreshold
+            let aa = key(framework, route.rawValue, .defaultExecutor, Arm.defaultExecutor.rawValue, metric)
+            return routeVerdicts.first { $0.key == aa }?.noiseThreshold
         }
         var rows: [VerdictRow] = []
         if settings.arms.contains(.bolts), settings.arms.contains(.nio) {
@@ -47,7 +64,8 @@ extension FrameworkBenchmark {
                             section: section, name: name(route, framework), subject: Arm.bolts.title,
                             peer: Arm.nio.title, metric: judged.metric,
                             rounds.paired(.bolts, judged.value, against: .nio, judged.value),
-                            threshold: threshold(route, judged.metric)
+                            threshold: threshold(route, judged.metric),
+                            key: key(framework, route.rawValue, .bolts, Arm.nio.rawValue, judged.metric)
                         )
                     )
                 }
@@ -64,7 +82,8 @@ extension FrameworkBenchmark {
                         section: section, name: ceilingName(framework), subject: Arm.bolts.title + ", /inline",
                         peer: Arm.defaultExecutor.title + ", /fanout", metric: inline.metric,
                         rounds.paired(.bolts, inline.value, against: .defaultExecutor, fanout.value),
-                        threshold: threshold(.fanout, inline.metric)
+                        threshold: threshold(.fanout, inline.metric),
+                        key: key(framework, ceilingKey, .bolts, Arm.defaultExecutor.rawValue, inline.metric)
                     )
                 )
             }
@@ -78,7 +97,8 @@ extension FrameworkBenchmark {
                     rounds.paired(
                         arm, { $0.blocking.map { max($0.plainRequestsPerSecond, 0.01) } },
                         against: arm, { $0.blocking.map { max($0.plainAloneRequestsPerSecond, 0.01) } }),
-                    threshold: threshold(.plain, WrkMetrics.requestsPerSecond)
+                    threshold: threshold(.plain, WrkMetrics.requestsPerSecond),
+                    key: key(framework, blockingKey, arm, aloneKey, keptMetric)
                 )
             )
         }
@@ -93,94 +113,74 @@ extension FrameworkBenchmark {
     /// requests/s alone with p99 ≤ 10 ms, and `/block` is served at ≥ 180 req/s (4 connections
     /// of 20 ms requests allow at most 200).
     static func goals(_ outcome: Outcome, framework: Framework) -> [GoalCheck] {
-        let bolts = Arm.bolts.title
-        let prefix = framework.rawValue
-        func row(_ route: Route, against peer: Arm, _ metric: Metric, label: String = "") -> [LabelledRow] {
-            guard let row = outcome.verdict(name(route, framework), metric, subject: bolts, baseline: peer.title)
-            else { return [] }
-            return [LabelledRow(label: label, row: WrkMetrics.asGoalReads(row, metric))]
-        }
-        /// `check` with `/fanout`'s ceiling on `metric` appended to what it measured.
-        func withCeiling(_ check: GoalCheck, _ metric: Metric) -> GoalCheck {
-            guard let ceiling = outcome.verdicts.first(where: { $0.name == ceilingName(framework) && $0.metric == metric.title }),
-                let reads = WrkMetrics.asGoalReads(ceiling, metric)
-            else { return check }
-            var check = check
-            check.measured += "; if its tasks cost nothing (/inline): " + reads.formattedRatioAndInterval
-            return check
-        }
-        let requests = WrkMetrics.requestsPerSecond
-        let cpu = WrkMetrics.cpuPerRequest
-        var checks: [GoalCheck] = [
-            withCeiling(
-                Goals.ratio(
-                    "\(prefix): /fanout (task group), Bolts installed ≥ 1.25× the default executor's requests/s",
-                    row(.fanout, against: .defaultExecutor, requests), atLeast: 1.25),
-                requests),
-            withCeiling(
-                Goals.ratio(
-                    "\(prefix): /fanout (task group), Bolts installed ≤ 0.85× the default executor's CPU per request",
-                    row(.fanout, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 0.85),
-                cpu),
-            Goals.ratio(
-                "\(prefix): /plain, Bolts installed ≥ 1.0× the default executor's requests/s",
-                row(.plain, against: .defaultExecutor, requests), atLeast: 1),
-            Goals.ratio(
-                "\(prefix): /plain, Bolts installed ≤ 1.0× the default executor's CPU per request",
-                row(.plain, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default"), atMost: 1),
-            Goals.ratio(
-                "\(prefix): every route, Bolts installed ≥ SwiftNIO's take-over's requests/s",
-                Route.allCases.filter { $0 != .inline }.flatMap {
-                    row($0, against: .nio, requests, label: "/\($0.path)")
-                }, atLeast: 1),
-        ]
-        let kept = outcome.verdicts.first { $0.name == blockingName(framework) && $0.subject == bolts }
-        checks.append(
-            Goals.ratio(
-                "\(prefix): beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
-                kept.map { [LabelledRow(label: "", row: $0)] } ?? [], atLeast: 0.7)
-        )
-        let boltsRuns = outcome.draws.filter { $0.arm == .bolts && !$0.isTwin }
-        checks.append(
-            Goals.ratio(
-                "\(prefix): beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
-                boundRow(
-                    boltsRuns.compactMap(\.blocking?.plain.p99), framework: framework, bound: 10_000, label: "p99 ÷ 10 ms"),
-                atMost: 1)
-        )
-        checks.append(
-            Goals.ratio(
-                "\(prefix): /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
-                boundRow(
-                    boltsRuns.compactMap(\.blocking?.blockRequestsPerSecond), framework: framework, bound: 180,
-                    label: "req/s ÷ 180"),
-                atLeast: 1)
-        )
-        return checks
+        let bolts = outcome.draws.filter { $0.arm == .bolts && !$0.isTwin }.compactMap(\.blocking)
+        let rows = outcome.verdicts + [
+            boundRow(bolts.map(\.plain.p99), key(framework, blockingKey, .bolts, "10 ms", WrkMetrics.p99Latency), 10_000),
+            boundRow(
+                bolts.map(\.blockRequestsPerSecond), key(framework, blockingKey, .bolts, "180 req/s", WrkMetrics.requestsPerSecond), 180),
+        ].compactMap { $0 }
+        return goalList(framework).map { Goals.judge($0, in: rows) }
     }
 
-    /// The rounds' `values` ÷ `bound` as a goal's row: the geometric mean and its t interval
-    /// over the rounds (a value of 0 counts as a tiny one, so it is not left out). Empty
-    /// without values.
-    private static func boundRow(
-        _ values: [Double], framework: Framework, bound: Double, label: String
-    ) -> [LabelledRow] {
-        guard !values.isEmpty else { return [] }
+    /// The section's goals as data, in the report's order.
+    static func goalList(_ framework: Framework) -> [Goal] {
+        let prefix = framework.rawValue
+        let requests = WrkMetrics.requestsPerSecond
+        let cpu = WrkMetrics.cpuPerRequest
+        func row(_ route: Route, against peer: Arm, _ metric: Metric, label: String = "", ceiling: Bool = false) -> GoalRow {
+            GoalRow(
+                label: label, key: key(framework, route.rawValue, .bolts, peer.rawValue, metric),
+                beside: ceiling
+                    ? ("if its tasks cost nothing (/inline):", key(framework, ceilingKey, .bolts, Arm.defaultExecutor.rawValue, metric))
+                    : nil)
+        }
+        return [
+            Goal(
+                text: "\(prefix): /fanout (task group), Bolts installed ≥ 1.25× the default executor's requests/s",
+                rows: [row(.fanout, against: .defaultExecutor, requests, ceiling: true)], bound: 1.25, isAtLeast: true),
+            Goal(
+                text: "\(prefix): /fanout (task group), Bolts installed ≤ 0.85× the default executor's CPU per request",
+                rows: [row(.fanout, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default", ceiling: true)],
+                bound: 0.85, isAtLeast: false, inverts: true),
+            Goal(
+                text: "\(prefix): /plain, Bolts installed ≥ 1.0× the default executor's requests/s",
+                rows: [row(.plain, against: .defaultExecutor, requests)], bound: 1, isAtLeast: true),
+            Goal(
+                text: "\(prefix): /plain, Bolts installed ≤ 1.0× the default executor's CPU per request",
+                rows: [row(.plain, against: .defaultExecutor, cpu, label: "CPU, Bolts ÷ default")], bound: 1,
+                isAtLeast: false, inverts: true),
+            Goal(
+                text: "\(prefix): every route, Bolts installed ≥ SwiftNIO's take-over's requests/s",
+                rows: Route.allCases.filter { $0 != .inline }.map { row($0, against: .nio, requests, label: "/\($0.path)") },
+                bound: 1, isAtLeast: true),
+            Goal(
+                text: "\(prefix): beside handlers blocking 20 ms, /plain keeps ≥ 0.7× its requests/s alone (Bolts installed)",
+                rows: [GoalRow(key: key(framework, blockingKey, .bolts, aloneKey, keptMetric))], bound: 0.7, isAtLeast: true),
+            Goal(
+                text: "\(prefix): beside handlers blocking 20 ms, /plain p99 ≤ 10 ms (Bolts installed)",
+                rows: [GoalRow(label: "p99 ÷ 10 ms", key: key(framework, blockingKey, .bolts, "10 ms", WrkMetrics.p99Latency))],
+                bound: 1, isAtLeast: false),
+            Goal(
+                text: "\(prefix): /block (4 connections, 20 ms each) served at ≥ 180 req/s (Bolts installed)",
+                rows: [
+                    GoalRow(
+                        label: "req/s ÷ 180", key: key(framework, blockingKey, .bolts, "180 req/s", WrkMetrics.requestsPerSecond))
+                ],
+                bound: 1, isAtLeast: true),
+        ]
+    }
+
+    /// The rounds' `values` ÷ `bound` as a row of `key` for a goal alone: the geometric mean and
+    /// its t interval over the rounds (a value of 0 counts as a tiny one, so it is not left out).
+    /// Nil without values.
+    private static func boundRow(_ values: [Double], _ key: VerdictKey, _ bound: Double) -> VerdictRow? {
+        guard !values.isEmpty else { return nil }
         let logs = values.map { log(max($0, 1e-3) / bound) }
         let estimate = PairedStatistics.estimate(logRatios: logs)
-        let row = VerdictRow(
-            section: framework.section,
-            name: blockingName(framework),
-            subject: Arm.bolts.title,
-            baseline: label,
-            metric: label,
+        return VerdictRow(
+            section: key.section, name: key.comparison, subject: key.arm, baseline: key.baseline, metric: key.metric,
             ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
-            interval95: estimate.map { [$0.low, $0.high] },
-            verdict: .undecided,
-            rounds: logs.count,
-            noiseThreshold: nil,
-            logRatios: logs
-        )
-        return [LabelledRow(label: label, row: row)]
+            interval95: estimate.map { [$0.low, $0.high] }, verdict: .undecided, rounds: logs.count, noiseThreshold: nil,
+            key: key, logRatios: logs)
     }
 }

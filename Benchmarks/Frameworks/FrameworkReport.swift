@@ -22,26 +22,25 @@ enum FrameworkReport {
                 let threads = Set(outcome.draws.filter { $0.arm == arm }.compactMap(\.handlerThread)).sorted()
                 return "\(arm.shortTitle) `\(threads.joined(separator: "`, `"))`"
             }.joined(separator: "; ") + ".\n"
-        // A column per comparison that has rows: (subject, peer, header).
-        let columns = FrameworkBenchmark.reportedPairs.map { subject, peer in
-            (subject.title, peer.title, "\(subject.shortTitle) ÷ \(peer.shortTitle)")
-        }.filter { column in outcome.verdicts.contains { $0.subject == column.0 && $0.baseline == column.1 } }
+        // A column per comparison that has rows.
+        let columns = FrameworkBenchmark.reportedPairs.filter { subject, peer in
+            outcome.verdicts.contains { $0.key?.arm == subject.rawValue && $0.key?.baseline == peer.rawValue }
+        }
         for metric in WrkMetrics.all {
             text += "\n### \(metric.title)\n\n"
             var table = MarkdownTable(
-                headers: ["route", "default executor", "noise (A/A)"] + columns.map(\.2),
+                headers: ["route", "default executor", "noise (A/A)"] + columns.map { "\($0.shortTitle) ÷ \($1.shortTitle)" },
                 alignments: [.left, .right, .right] + columns.map { _ in .right }
             )
             for route in settings.routes {
-                let name = FrameworkBenchmark.name(route, framework)
-                let rows = outcome.verdicts.filter { $0.name == name && $0.metric == metric.title }
-                let value = outcome.summary(.defaultExecutor, route.rawValue)?.formatted(metric)
+                func row(_ subject: FrameworkBenchmark.Arm, _ peer: FrameworkBenchmark.Arm) -> VerdictRow? {
+                    outcome.verdict(FrameworkBenchmark.key(framework, route.rawValue, subject, peer.rawValue, metric))
+                }
                 table.rows.append(
-                    ["/\(route.path)", value ?? "–", rows.first(where: \.isAA)?.formattedThreshold ?? "–"]
-                        + columns.map { column in
-                            rows.first { !$0.isAA && $0.subject == column.0 && $0.baseline == column.1 }?.formattedCell
-                                ?? "–"
-                        }
+                    [
+                        "/\(route.path)", outcome.summary(.defaultExecutor, route.rawValue)?.formatted(metric) ?? "–",
+                        row(.defaultExecutor, .defaultExecutor)?.formattedThreshold ?? "–",
+                    ] + columns.map { row($0, $1)?.formattedCell ?? "–" }
                 )
             }
             text += table.render()
@@ -77,9 +76,9 @@ enum FrameworkReport {
         )
         for arm in settings.arms {
             guard let summary = blocking(arm, outcome) else { continue }
-            let kept = outcome.verdicts.first {
-                $0.name == FrameworkBenchmark.blockingName(framework) && $0.subject == arm.title
-            }
+            let kept = outcome.verdict(
+                FrameworkBenchmark.key(
+                    framework, FrameworkBenchmark.blockingKey, arm, FrameworkBenchmark.aloneKey, FrameworkBenchmark.keptMetric))
             table.rows.append([
                 arm.shortTitle,
                 summary.plainAloneRequestsPerSecond.formattedPlain + "/s",

@@ -75,11 +75,16 @@ enum Baseline {
         var verdicts: [VerdictRow]
     }
 
+    /// Each row of `current` against the same row of `saved`: the row with its key where both
+    /// have one, else (a baseline saved before rows had keys, or a section that keys none) the
+    /// row with its section, name, subject and metric.
     static func compare(_ current: [VerdictRow], with saved: [VerdictRow]) -> [Comparison] {
         current.filter { !$0.isAA }.compactMap { row in
-            guard let old = saved.first(where: {
-                !$0.isAA && $0.section == row.section && $0.name == row.name && $0.subject == row.subject
-                    && $0.metric == row.metric
+            guard let old = saved.first(where: { old in
+                guard !old.isAA else { return false }
+                if let key = row.key, let oldKey = old.key { return key == oldKey }
+                return old.section == row.section && old.name == row.name && old.subject == row.subject
+                    && old.metric == row.metric
             }) else { return nil }
             let estimate = PairedStatistics.unpairedEstimate(row.logRatios, against: old.logRatios)
             let thresholds = [row.noiseThreshold, old.noiseThreshold].compactMap { $0 }

@@ -22,7 +22,50 @@ struct LabelledRow {
     var row: VerdictRow?
 }
 
+/// A goal as data: its text, the rows it bounds (each by its `VerdictKey`, with the label it
+/// has in the text), the bound and its direction. `Goals.judge` finds the rows and judges them;
+/// a key that matches no row is judged as a row without an interval, and the harness's tests
+/// check every goal's keys against the rows its section makes.
+struct Goal {
+    var text: String
+    var rows: [GoalRow]
+    var bound: Double
+    /// At least `bound` (else at most).
+    var isAtLeast: Bool
+    /// Whether the rows are of a lower-is-better metric read as the subject's value ÷ the
+    /// peer's ("≤ 0.9× Dispatch's CPU"), the inverse of their ratio.
+    var inverts = false
+}
+
+/// One row a goal bounds, and optionally one whose ratio and interval are shown beside it
+/// (a floor or a ceiling: what no executor, or an executor costing nothing, would reach).
+struct GoalRow {
+    var label: String = ""
+    var key: VerdictKey
+    var beside: (label: String, key: VerdictKey)? = nil
+}
+
 enum Goals {
+    /// `goal` judged on `rows` (a run's verdicts, and any rows made for goals alone).
+    static func judge(_ goal: Goal, in rows: [VerdictRow]) -> GoalCheck {
+        func row(_ key: VerdictKey) -> VerdictRow? {
+            guard var row = rows.first(where: { $0.key == key }) else { return nil }
+            if goal.inverts, let ratio = row.ratio {
+                row.ratio = 1 / ratio
+                row.interval95 = row.interval95.map { [1 / $0[1], 1 / $0[0]] }
+            }
+            return row
+        }
+        let labelled = goal.rows.map { goalRow -> LabelledRow in
+            var label = goalRow.label
+            if let beside = goalRow.beside, let shown = row(beside.key) {
+                label += (label.isEmpty ? "" : " ") + "(\(beside.label) \(shown.formattedRatioAndInterval))"
+            }
+            return LabelledRow(label: label, row: row(goalRow.key))
+        }
+        return judge(goal.text, labelled, bound: goal.bound, isLowerBound: goal.isAtLeast)
+    }
+
     /// A goal that every row's ratio be at least `bound` (or, with `atMost`, at most it).
     static func ratio(_ goal: String, _ rows: [LabelledRow], atLeast bound: Double) -> GoalCheck {
         judge(goal, rows, bound: bound, isLowerBound: true)

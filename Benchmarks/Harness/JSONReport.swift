@@ -8,7 +8,11 @@ import Foundation
 /// over the run's A/A rows and their own 95 % interval in `individualInterval95`
 /// (`Verdicts.simultaneous`); an undecided row's `roundsToDecide` says at how many rounds
 /// its present spread would decide it (absent when none up to a thousand would, and from
-/// reports saved before the field existed, which still load). The rest is detail: the
+/// reports saved before the field existed, which still load); `key` identifies the row in code
+/// (`VerdictKey`: section, comparison, arm, baseline and metric identifiers, no titles), on the
+/// rows of the sections that key theirs. `--baseline` meets a row by its key where both runs
+/// have one, else by its section, name, subject and metric, so reports saved before keys
+/// existed still compare. The rest is detail: the
 /// machine, the settings, every sample of the comparisons run by `Runner`, the goals, each
 /// round's noise, and each section's own part under its key.
 struct JSONReport: Encodable {

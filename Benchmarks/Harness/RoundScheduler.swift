@@ -294,12 +294,15 @@ struct PairedRounds<Arm: Hashable, Measurement> {
     /// Every arm against the reference on each of `metrics`: the metric's A/A row (the
     /// reference against its twin) first, whose noise threshold judges that metric's rows.
     /// A subject with no value on a metric has no row, and a metric no subject has a value
-    /// on has none at all; no reference, no rows.
+    /// on has none at all; no reference, no rows. With `comparison` and `id`, each row carries
+    /// its key (`VerdictKey`: the comparison, the arms' and the metric's identifiers).
     func verdicts(
         section: Section,
         name: String,
         title: (Arm) -> String,
-        metrics: [JudgedMetric<Measurement>]
+        metrics: [JudgedMetric<Measurement>],
+        comparison: String? = nil,
+        id: ((Arm) -> String)? = nil
     ) -> [VerdictRow] {
         guard let reference else { return [] }
         var rows: [VerdictRow] = []
@@ -307,16 +310,22 @@ struct PairedRounds<Arm: Hashable, Measurement> {
             let subjects = arms.filter { $0 != reference }.map { ($0, paired($0, judged.value)) }
                 .filter { !$0.1.subject.isEmpty }
             guard !subjects.isEmpty else { continue }
+            func key(_ arm: Arm) -> VerdictKey? {
+                guard let comparison, let id else { return nil }
+                return VerdictKey(
+                    section: section, comparison: comparison, arm: id(arm), baseline: id(reference),
+                    metric: judged.metric.key)
+            }
             let aa = Verdicts.aa(
                 section: section, name: name, peer: title(reference), metric: judged.metric,
-                paired(reference, judged.value)
+                paired(reference, judged.value), key: key(reference)
             )
             if let aa { rows.append(aa) }
             for (subject, values) in subjects {
                 rows.append(
                     Verdicts.row(
                         section: section, name: name, subject: title(subject), peer: title(reference),
-                        metric: judged.metric, values, threshold: aa?.noiseThreshold
+                        metric: judged.metric, values, threshold: aa?.noiseThreshold, key: key(subject)
                     )
                 )
             }

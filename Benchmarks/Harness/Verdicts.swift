@@ -32,6 +32,9 @@ struct VerdictRow: Codable, Sendable {
     var verdict: Verdict
     var rounds: Int
     var noiseThreshold: Double?
+    /// Its identity in code (nil where its section does not key its rows, and in rows read
+    /// from a baseline saved before keys existed).
+    var key: VerdictKey? = nil
 
     /// Whether this row is the peer against itself.
     var isAA: Bool = false
@@ -69,6 +72,25 @@ struct Metric: Sendable {
     var title: String
     var unit: String
     var lowerIsBetter: Bool
+    /// What verdict keys call it (`VerdictKey.metric`); the title where none is given.
+    var id: String = ""
+
+    var key: String { id.isEmpty ? title : id }
+}
+
+/// What identifies a verdict row whatever its titles say (the JSON's `key`): its section, its
+/// comparison, the arm judged, the arm it is judged against, and the metric, each an
+/// identifier the code defines (an enum's raw value, a configuration's key), so that renaming
+/// a title changes no lookup. Goals and tables find their rows by key; rows read from a
+/// baseline saved before keys existed have none.
+struct VerdictKey: Codable, Hashable, Sendable, CustomStringConvertible {
+    var section: Section
+    var comparison: String
+    var arm: String
+    var baseline: String
+    var metric: String
+
+    var description: String { "\(section.rawValue) \(comparison): \(arm) ÷ \(baseline), \(metric)" }
 }
 
 extension PairedValues {
@@ -83,7 +105,8 @@ enum Verdicts {
         name: String,
         peer: String,
         metric: Metric,
-        _ values: PairedValues
+        _ values: PairedValues,
+        key: VerdictKey? = nil
     ) -> VerdictRow? {
         let logs = values.aaLogRatios
         guard !logs.isEmpty else { return nil }
@@ -100,6 +123,7 @@ enum Verdicts {
             verdict: PairedStatistics.verdict(estimate, threshold: threshold),
             rounds: logs.count,
             noiseThreshold: threshold.isFinite ? threshold : nil,
+            key: key,
             isAA: true,
             contaminatedRounds: values.contaminated.filter { $0 }.count,
             logRatios: logs,
@@ -117,7 +141,8 @@ enum Verdicts {
         peer: String,
         metric: Metric,
         _ values: PairedValues,
-        threshold: Double?
+        threshold: Double?,
+        key: VerdictKey? = nil
     ) -> VerdictRow {
         let logs = values.logRatios(lowerIsBetter: metric.lowerIsBetter)
         let estimate = PairedStatistics.estimate(logRatios: logs)
@@ -133,6 +158,7 @@ enum Verdicts {
             verdict: verdict,
             rounds: logs.count,
             noiseThreshold: threshold,
+            key: key,
             contaminatedRounds: values.contaminated.filter { $0 }.count,
             roundsToDecide: verdict == .undecided
                 ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: threshold ?? .infinity) } : nil,

@@ -56,6 +56,9 @@ struct ServerBenchmark {
             }
         }
 
+        /// The section its verdicts carry: the quota's, or the in-process server's.
+        var section: Section { cpus == nil ? .server : .serverCPULimit }
+
         var wrk: WrkSettings { WrkSettings(seconds: seconds, wrkThreads: wrkThreads, connections: connections) }
     }
 
@@ -99,11 +102,11 @@ struct ServerBenchmark {
     /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`):
     /// each round runs every peer once and `DispatchGroup` (the reference) twice, in an order
     /// drawn at random, one wrk run each; a configuration stops when every peer's requests/s
-    /// interval is narrower than the target or its share of the budget is spent. Its verdicts
-    /// carry `section`.
+    /// interval is narrower than the target or its share of the budget is spent.
     func run<Host: WrkHost>(
-        host: Host, section: Section, progress: Progress, watchdog: Watchdog, pacing: Pacing
+        host: Host, progress: Progress, watchdog: Watchdog, pacing: Pacing
     ) -> Outcome where Host.Arm == ServerPeer {
+        let section = settings.section
         var outcome = Outcome(settings: settings)
         guard let wrk = WrkLoadGenerator.find() else {
             outcome.skipped = WrkLoadGenerator.Failure.notFound.description
@@ -151,7 +154,45 @@ struct ServerBenchmark {
         peers.contains(.dispatchGroup) ? .dispatchGroup : nil
     }
 
-    /// The server's goals, judged on this run's intervals: in every configuration, Bolts tasks
+    /// The server's ratio goals as data, in the report's order.
+    static func goalList(_ configurations: [Configuration]) -> [Goal] {
+        func rows(_ peer: ServerPeer, _ metric: Metric) -> [GoalRow] {
+            configurations.map { configuration in
+                let key = Outcome.key(.server, configuration.key, peer, .dispatchGroup, metric)
+                let floor = Outcome.key(.server, configuration.key, .inlineOnLoop, .dispatchGroup, metric)
+                return GoalRow(
+                    label: "\(configuration.fanOut)×\(configuration.jobNanoseconds)ns", key: key,
+                    beside: metric.lowerIsBetter ? nil : ("floor", floor))
+            }
+        }
+        let requests = WrkMetrics.requestsPerSecond
+        let cpu = WrkMetrics.cpuPerRequest
+        var goals: [Goal] = []
+        for peer in [ServerPeer.boltsTasks, .boltsExecuteAll] {
+            goals.append(
+                Goal(
+                    text: "server: \(peer.shortTitle) ≥ 1.0× DispatchGroup requests/s", rows: rows(peer, requests),
+                    bound: 1, isAtLeast: true))
+            goals.append(
+                Goal(
+                    text: "server: \(peer.shortTitle) ≤ 0.9× DispatchGroup CPU per request", rows: rows(peer, cpu),
+                    bound: 0.9, isAtLeast: false, inverts: true))
+        }
+        goals.append(
+            Goal(
+                text: "server: Bolts pool ≥ 1.25× DispatchGroup requests/s", rows: rows(.boltsPool, requests),
+                bound: 1.25, isAtLeast: true))
+        for peer in [ServerPeer.boltsTasks, .boltsExecuteAll, .boltsPool] {
+            goals.append(
+                Goal(
+                    text: "server: \(peer.shortTitle) p99 ≤ DispatchGroup's", rows: rows(peer, WrkMetrics.p99Latency),
+                    bound: 1, isAtLeast: false, inverts: true))
+        }
+        return goals
+    }
+
+    /// The server's goals, judged on this run's intervals (`goalList`, then the maxima): in
+    /// every configuration, Bolts tasks
     /// (and the fan-out API) serve at least DispatchGroup's requests/s with at most 0.9× its
     /// CPU per request, the raw pool ≥ 1.25× its requests/s, each with p99 no worse; and no
     /// Bolts request slower than 20 ms in any run (an observed maximum, not an estimate).
@@ -159,44 +200,17 @@ struct ServerBenchmark {
     /// event loop, no executor): where the floor itself is under a bound, no executor can
     /// meet it.
     static func goals(_ outcome: Outcome, configurations: [Configuration]) -> [GoalCheck] {
-        func label(_ configuration: Configuration) -> String { "\(configuration.fanOut)×\(configuration.jobNanoseconds)ns" }
-        func rows(_ peer: ServerPeer, _ metric: Metric) -> [LabelledRow] {
-            configurations.map { configuration in
-                let row = outcome.verdict(configuration.title, metric, subject: peer.title)
-                if !metric.lowerIsBetter,
-                    let floor = outcome.verdict(configuration.title, metric, subject: ServerPeer.inlineOnLoop.title)?.ratio
-                {
-                    return LabelledRow(label: label(configuration) + " (floor \(floor.formattedRatio))", row: row)
-                }
-                return LabelledRow(label: label(configuration), row: WrkMetrics.asGoalReads(row, metric))
-            }
-        }
-        let requests = WrkMetrics.requestsPerSecond
-        var checks: [GoalCheck] = []
-        for peer in [ServerPeer.boltsTasks, .boltsExecuteAll] {
-            checks.append(
-                Goals.ratio("server: \(peer.shortTitle) ≥ 1.0× DispatchGroup requests/s", rows(peer, requests), atLeast: 1)
-            )
-            checks.append(
-                Goals.ratio(
-                    "server: \(peer.shortTitle) ≤ 0.9× DispatchGroup CPU per request", rows(peer, WrkMetrics.cpuPerRequest),
-                    atMost: 0.9)
-            )
-        }
-        checks.append(
-            Goals.ratio("server: Bolts pool ≥ 1.25× DispatchGroup requests/s", rows(.boltsPool, requests), atLeast: 1.25)
-        )
+        var checks = goalList(configurations).map { Goals.judge($0, in: outcome.verdicts) }
         for peer in [ServerPeer.boltsTasks, .boltsExecuteAll, .boltsPool] {
-            checks.append(
-                Goals.ratio("server: \(peer.shortTitle) p99 ≤ DispatchGroup's", rows(peer, WrkMetrics.p99Latency), atMost: 1)
-            )
             let slowest = configurations.compactMap { configuration in
                 outcome.summary(peer, configuration.key).map { (configuration, $0.max) }
             }.max { $0.1 < $1.1 }
             checks.append(
                 GoalCheck(
                     goal: "server: no \(peer.shortTitle) request slower than 20 ms (every run)",
-                    measured: slowest.map { "slowest \(($0.1 / 1_000).formattedMilliseconds) (\(label($0.0)))" }
+                    measured: slowest.map {
+                        "slowest \(($0.1 / 1_000).formattedMilliseconds) (\($0.0.fanOut)×\($0.0.jobNanoseconds)ns)"
+                    }
                         ?? "not measured in this run",
                     verdict: slowest.map { $0.1 <= 20_000 ? .met : .notMet } ?? .undecided,
                     decidedBy: "the slowest request observed (a maximum, not an estimate)"

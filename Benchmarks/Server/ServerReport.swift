@@ -53,7 +53,7 @@ enum ServerReport {
     private static func matrix(
         _ outcome: ServerBenchmark.Outcome, _ configurations: [ServerBenchmark.Configuration], metric: Metric
     ) -> String {
-        let server = ServerBenchmark(settings: outcome.settings, peers: [])
+        let section = outcome.settings.section
         var table = MarkdownTable(
             headers: ["handler"] + configurations.map(\.header),
             alignments: [.left] + configurations.map { _ in .right }
@@ -64,10 +64,12 @@ enum ServerReport {
         )
         table.rows.append(
             ["noise threshold (A/A)"]
-                + configurations.map { outcome.verdict(server.name($0), metric, subject: nil)?.formattedThreshold ?? "–" }
+                + configurations.map {
+                    outcome.verdict(ServerBenchmark.Outcome.key(section, $0.key, .dispatchGroup, .dispatchGroup, metric))?.formattedThreshold ?? "–"
+                }
         )
         for peer in ServerPeer.allCases where peer != .dispatchGroup {
-            let cells = configurations.map { outcome.verdict(server.name($0), metric, subject: peer.title) }
+            let cells = configurations.map { outcome.verdict(ServerBenchmark.Outcome.key(section, $0.key, peer, .dispatchGroup, metric)) }
             guard cells.contains(where: { $0 != nil }) else { continue }
             table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
         }

@@ -41,7 +41,7 @@ final class ServerSection: BenchmarkSection {
             let host = try InProcessServerHost(eventLoops: server.settings.eventLoops)
             defer { host.shutdown() }
             outcome = server.run(
-                host: host, section: .server, progress: context.progress, watchdog: context.watchdog,
+                host: host, progress: context.progress, watchdog: context.watchdog,
                 pacing: .init(
                     budget: context.budget, stopping: stopping, weightPerConfiguration: Self.weightPerConfiguration,
                     seed: context.seed &+ 2)
@@ -114,7 +114,7 @@ final class ServerCPULimitSection: BenchmarkSection {
                     watchdog: context.watchdog)
                 defer { host.stop() }
                 outcome = server.run(
-                    host: host, section: .serverCPULimit, progress: context.progress, watchdog: context.watchdog,
+                    host: host, progress: context.progress, watchdog: context.watchdog,
                     pacing: .init(
                         budget: context.budget, stopping: stopping,
                         weightPerConfiguration: Self.weightPerConfiguration, seed: context.seed &+ 3)

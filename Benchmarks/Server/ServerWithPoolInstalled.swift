@@ -19,7 +19,7 @@ enum ServerWithPoolInstalled {
         let progress = Progress(budget: nil)
         let host = try InProcessServerHost(eventLoops: settings.eventLoops)
         let outcome = ServerBenchmark(settings: settings, peers: peers).run(
-            host: host, section: .server, progress: progress,
+            host: host, progress: progress,
             watchdog: Watchdog(limitSeconds: 300),
             pacing: .init(
                 budget: Budget(seconds: nil, totalWeight: 1),

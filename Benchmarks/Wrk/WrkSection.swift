@@ -33,7 +33,8 @@ protocol WrkServer {
 /// Where a section's servers come from, one per arm: started for each measurement (a child per
 /// draw), once for the section (a child per arm), or one for every arm (in this process).
 protocol WrkHost {
-    associatedtype Arm: Hashable & Codable
+    /// An arm: its raw value is its identifier in verdict keys.
+    associatedtype Arm: Hashable & Codable & RawRepresentable where Arm.RawValue == String
     associatedtype Server: WrkServer
 
     /// The server that measures `arm` in one draw.
@@ -162,22 +163,16 @@ struct WrkOutcome<Arm: Codable & Hashable, Settings: Codable>: Codable {
         summaries.first { $0.arm == arm && $0.load == load }
     }
 
-    /// The verdict of `subject` against `baseline` (titles) on `metric` for the verdicts named
-    /// `name`; the A/A when `subject` is nil.
-    func verdict(_ name: String, _ metric: Metric, subject: String?, baseline: String? = nil) -> VerdictRow? {
-        verdicts.first { row in
-            guard row.name == name, row.metric == metric.title else { return false }
-            guard let subject else { return row.isAA }
-            return !row.isAA && row.subject == subject && (baseline == nil || row.baseline == baseline)
-        }
-    }
+    /// The row of `key`.
+    func verdict(_ key: VerdictKey) -> VerdictRow? { verdicts.first { $0.key == key } }
+
 }
 
 /// The metrics every wrk section judges.
 enum WrkMetrics {
-    static let requestsPerSecond = Metric(title: "requests/s", unit: "req/s", lowerIsBetter: false)
-    static let cpuPerRequest = Metric(title: "CPU per request", unit: "µs", lowerIsBetter: true)
-    static let p99Latency = Metric(title: "p99 latency", unit: "µs", lowerIsBetter: true)
+    static let requestsPerSecond = Metric(title: "requests/s", unit: "req/s", lowerIsBetter: false, id: "rps")
+    static let cpuPerRequest = Metric(title: "CPU per request", unit: "µs", lowerIsBetter: true, id: "cpu")
+    static let p99Latency = Metric(title: "p99 latency", unit: "µs", lowerIsBetter: true, id: "p99")
     static let all = [requestsPerSecond, cpuPerRequest, p99Latency]
 
     /// The metrics judged on `load`, read from a draw's run of it (requests/s first: it
@@ -188,16 +183,6 @@ enum WrkMetrics {
             JudgedMetric(cpuPerRequest) { $0.run(load)?.cpuMicrosecondsPerRequest },
             JudgedMetric(p99Latency) { $0.run(load)?.wrk.p99 },
         ]
-    }
-
-    /// `row` as a goal reads it: a goal such as "≤ 0.9× Dispatch's CPU" bounds the subject's
-    /// value ÷ the peer's, while a lower-is-better verdict's ratio is the peer's ÷ the
-    /// subject's, so that one is inverted.
-    static func asGoalReads(_ row: VerdictRow?, _ metric: Metric) -> VerdictRow? {
-        guard var row, metric.lowerIsBetter, let ratio = row.ratio else { return row }
-        row.ratio = 1 / ratio
-        row.interval95 = row.interval95.map { [1 / $0[1], 1 / $0[0]] }
-        return row
     }
 }
 
@@ -238,10 +223,19 @@ enum WrkRounds {
             },
             widestInterval: { rounds in deciding.compactMap { rounds.widestHalfWidth($0) }.max() }
         )
-        let verdicts = loads.flatMap { load in
-            rounds.verdicts(section: section, name: load.name, title: title, metrics: WrkMetrics.judged(load.key))
+        return (rounds, verdicts(rounds, loads: loads, section: section, title: title))
+    }
+
+    /// Each load's verdicts on the rounds: every arm against the reference on requests/s, CPU per
+    /// request and p99, each metric with its A/A, keyed by the load's key and the arms' raw values.
+    static func verdicts<Arm: RawRepresentable & Hashable>(
+        _ rounds: PairedRounds<Arm, WrkDraw<Arm>>, loads: [WrkLoad<Arm>], section: Section, title: (Arm) -> String
+    ) -> [VerdictRow] where Arm.RawValue == String {
+        loads.flatMap { load in
+            rounds.verdicts(
+                section: section, name: load.name, title: title, metrics: WrkMetrics.judged(load.key),
+                comparison: load.key, id: \.rawValue)
         }
-        return (rounds, verdicts)
     }
 
     private static func measure<Host: WrkHost>(
@@ -289,5 +283,13 @@ enum WrkRounds {
                 + "CPU/req, p99 \((run.wrk.p99 / 1_000).formattedMilliseconds)"
         }
         return runs.joined(separator: "; ") + (draw.blocking.map { "; " + $0.description } ?? "")
+    }
+}
+
+extension WrkOutcome where Arm: RawRepresentable, Arm.RawValue == String {
+    /// The key of `arm` against `baseline` on `metric` for `load` in `section`; the A/A's when
+    /// the two are the same arm.
+    static func key(_ section: Section, _ load: String, _ arm: Arm, _ baseline: Arm, _ metric: Metric) -> VerdictKey {
+        VerdictKey(section: section, comparison: load, arm: arm.rawValue, baseline: baseline.rawValue, metric: metric.key)
     }
 }

@@ -156,7 +156,7 @@ import Testing
         #expect(row.formattedCell.hasSuffix("?→\(rounds)"))
         #expect(row.formattedVerdict == "undecided →\(rounds)")
         let summary = Report.undecided([row])
-        #expect(summary.contains("Of the 1 undecided rows"))
+        #expect(summary.contains("Undecided rows: 1;"))
         var decided = row
         decided.verdict = .better
         decided.roundsToDecide = nil
@@ -211,6 +211,25 @@ import Testing
         #expect(abs((only.ratio ?? 0) - exp(-0.3)) < 0.01)
         let unchanged = Baseline.compare([row(subject: "s", logs: before)], with: saved)
         #expect(unchanged.first?.verdict == .same)
+    }
+
+    /// A keyed row meets its saved row by key, whatever its titles became; a row saved without
+    /// a key (a baseline from before rows had keys) is met by its titles.
+    @Test func aBaselineRowIsFoundByItsKeyOrElseByItsTitles() {
+        let logs = (0..<6).map { 0.2 + 0.01 * Double($0 % 2) }
+        let key = VerdictKey(section: Section(rawValue: "t"), comparison: "c", arm: "s", baseline: "p", metric: "m")
+        var saved = row(subject: "s, as it was called", logs: logs)
+        saved.key = key
+        var current = row(subject: "s, renamed", logs: logs)
+        current.key = key
+        #expect(Baseline.compare([current], with: [saved]).map(\.subject) == ["s, renamed"])
+        var other = current
+        other.key?.arm = "t"
+        #expect(Baseline.compare([other], with: [saved]).isEmpty, "a different key is a different row")
+        var keyless = saved
+        keyless.key = nil
+        keyless.subject = current.subject
+        #expect(Baseline.compare([current], with: [keyless]).count == 1)
     }
 
     @Test func aBaselineNameIsCheckedBeforeAnyFileIsTouched() {

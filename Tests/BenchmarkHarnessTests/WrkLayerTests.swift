@@ -35,31 +35,96 @@ import Testing
         #expect(WrkSummary(arm: "a", load: "other", draws: draws) == nil)
     }
 
-    @Test func aGoalReadsALowerIsBetterRowAsTheSubjectOverThePeer() throws {
+    @Test func aGoalOnALowerIsBetterMetricReadsTheSubjectOverThePeer() {
+        let key = VerdictKey(section: .server, comparison: "16x3000", arm: "a", baseline: "b", metric: "cpu")
         let row = VerdictRow(
             section: .server, name: "n", subject: "s", baseline: "b", metric: WrkMetrics.cpuPerRequest.title,
-            ratio: 1.25, interval95: [1.0, 2.0], verdict: .better, rounds: 4, noiseThreshold: 0.05)
-        let cpu = try #require(WrkMetrics.asGoalReads(row, WrkMetrics.cpuPerRequest))
-        #expect(cpu.ratio == 0.8)
-        #expect(cpu.interval95 == [0.5, 1.0])
-        let requests = try #require(WrkMetrics.asGoalReads(row, WrkMetrics.requestsPerSecond))
-        #expect(requests.ratio == 1.25 && requests.interval95 == [1.0, 2.0])
+            ratio: 1.25, interval95: [1.6, 2.0], verdict: .better, rounds: 4, noiseThreshold: 0.05, key: key)
+        // The peer's CPU ÷ the subject's is 1.6–2.0, so the subject's ÷ the peer's is 0.5–0.625.
+        let cpu = Goals.judge(Goal(text: "≤ 0.9×", rows: [GoalRow(key: key)], bound: 0.9, isAtLeast: false, inverts: true), in: [row])
+        #expect(cpu.verdict == .met)
+        #expect(cpu.measured == "0.80× [0.50, 0.62]")
+        let missing = VerdictKey(section: .server, comparison: "16x3000", arm: "c", baseline: "b", metric: "cpu")
+        let absent = Goals.judge(Goal(text: "≥ 1×", rows: [GoalRow(key: missing)], bound: 1, isAtLeast: true), in: [row])
+        #expect(absent.verdict == .undecided && absent.measured == "no interval")
     }
 
-    @Test func anOutcomeFindsARowByNameMetricAndSubjectAndItsAA() {
-        func row(_ subject: String, isAA: Bool) -> VerdictRow {
-            var row = VerdictRow(
-                section: .server, name: "n", subject: subject, baseline: "ref", metric: WrkMetrics.p99Latency.title,
-                ratio: 1, interval95: [0.9, 1.1], verdict: .same, rounds: 3, noiseThreshold: 0.1)
-            row.isAA = isAA
-            return row
+    /// Rounds in which every arm (and the reference's twin) measured every load, with values
+    /// that differ from round to round, so that every verdict has an interval.
+    private func rounds<Arm: Hashable>(_ arms: [Arm], reference: Arm, loads: [String], blocking: Bool = false)
+        -> PairedRounds<Arm, WrkDraw<Arm>>
+    {
+        var rounds = PairedRounds<Arm, WrkDraw<Arm>>(arms: arms, reference: reference)
+        let wrk = WrkLoadGenerator.Run(
+            requests: 1_000, seconds: 1, errors: 0, timeouts: 0, non2xx: 0, p50: 500, p90: 900, p99: 2_000,
+            p999: 3_000, max: 4_000, mean: 600)
+        for round in 0..<4 {
+            for (index, arm) in arms.enumerated() {
+                for isTwin in arm == reference ? [false, true] : [false] {
+                    let scale = 1 + 0.1 * Double((round * 7 + index * 3 + (isTwin ? 5 : 0)) % 5)
+                    let runs = loads.map {
+                        WrkRun(load: $0, wrk: wrk, requestsPerSecond: 1_000 * scale, cpuMicrosecondsPerRequest: 50 * scale)
+                    }
+                    let block = BlockingRun(
+                        plainAlone: wrk, plainAloneRequestsPerSecond: 1_000, plain: wrk,
+                        block: wrk, plainRequestsPerSecond: 900 * scale, blockRequestsPerSecond: 190 * scale,
+                        threadsBefore: 4, peakThreads: 6, stalls: nil)
+                    let draw = RoundDraw(arm: arm, isTwin: isTwin, round: round, label: "")
+                    rounds.record(draw, WrkDraw(arm: arm, round: round, isTwin: isTwin, runs: runs, blocking: blocking ? block : nil))
+                }
+            }
+            rounds.noise.append(
+                RoundNoise(
+                    seconds: 1, stealPercent: 0, otherProcessesCPUs: 0, cpuOverWall: 1, involuntarySwitchesPerSecond: 0,
+                    loadAverage: 0, flags: []))
         }
-        var outcome = WrkOutcome<String, Int>(settings: 0)
-        outcome.verdicts = [row("ref", isAA: true), row("s", isAA: false)]
-        #expect(outcome.verdict("n", WrkMetrics.p99Latency, subject: nil)?.isAA == true)
-        #expect(outcome.verdict("n", WrkMetrics.p99Latency, subject: "s")?.subject == "s")
-        #expect(outcome.verdict("n", WrkMetrics.p99Latency, subject: "s", baseline: "other") == nil)
-        #expect(outcome.verdict("n", WrkMetrics.requestsPerSecond, subject: "s") == nil)
+        return rounds
+    }
+
+    /// Every goal of the server section finds its rows among those the section makes: renaming a
+    /// handler's title or a configuration's cannot turn a goal into "not measured".
+    @Test func everyServerGoalFindsItsRows() {
+        let configurations = ServerBenchmark.Settings(
+            fanOuts: [1, 16, 64], jobNanoseconds: [300, 3_000], rounds: 3, seconds: 1, eventLoops: 2, wrkThreads: 1,
+            connections: 32
+        ).configurations { _ in 1 }
+        let loads = configurations.map { WrkLoad<ServerPeer>(key: $0.key, name: $0.title, path: $0.path) }
+        var outcome = ServerBenchmark.Outcome(settings: .init(
+            fanOuts: [], jobNanoseconds: [], rounds: 0, seconds: 1, eventLoops: 2, wrkThreads: 1, connections: 32))
+        outcome.verdicts = WrkRounds.verdicts(
+            rounds(ServerPeer.allCases, reference: .dispatchGroup, loads: configurations.map(\.key)), loads: loads,
+            section: .server, title: \.title)
+        let goals = ServerBenchmark.goalList(configurations)
+        #expect(goals.count == 8)
+        for goal in goals {
+            for row in goal.rows {
+                #expect(outcome.verdict(row.key) != nil, "\(goal.text): no row \(row.key)")
+                if let beside = row.beside { #expect(outcome.verdict(beside.key) != nil, "\(goal.text): no row \(beside.key)") }
+            }
+        }
+    }
+
+    /// Every goal of a framework section finds its rows among those the section makes, the
+    /// blocking run's bounds included.
+    @Test func everyFrameworkGoalFindsItsRows() {
+        let framework = Framework.hummingbird
+        let settings = FrameworkBenchmark.Settings(
+            arms: [.defaultExecutor, .nio, .bolts], routes: FrameworkBenchmark.Route.allCases, seconds: 1,
+            warmUpSeconds: 1, wrkThreads: 1, connections: 32, blockConnections: 4, jobNanoseconds: 3_000, jobRounds: 1)
+        let loads = settings.routes.map { route in
+            WrkLoad<FrameworkBenchmark.Arm>(key: route.rawValue, name: route.title, path: { _ in route.path })
+        }
+        let rounds = rounds(settings.arms, reference: .defaultExecutor, loads: loads.map(\.key), blocking: true)
+        var outcome = FrameworkBenchmark.Outcome(settings: settings)
+        let routeVerdicts = WrkRounds.verdicts(rounds, loads: loads, section: framework.section, title: \.title)
+        outcome.verdicts = routeVerdicts
+            + FrameworkBenchmark.verdicts(rounds, routeVerdicts, framework: framework, settings: settings)
+        outcome.draws = rounds.measurements.map(\.value)
+        let checks = FrameworkBenchmark.goals(outcome, framework: framework)
+        #expect(checks.count == FrameworkBenchmark.goalList(framework).count)
+        for check in checks {
+            #expect(!check.measured.contains("no interval"), "\(check.goal): \(check.measured)")
+        }
     }
 
     @Test func aQuotaChildsFiguresAreItsThrottlingOverTheRun() {
