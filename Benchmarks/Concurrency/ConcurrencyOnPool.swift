@@ -296,7 +296,8 @@ enum ConcurrencyOnPool {
         text += Report.method("Swift Concurrency on the Bolts pool", ["\(outcome.childMode) sizes"]) + "\n"
         var table = MarkdownTable(
             headers: ["workload", "default", "installed", "ratio [95% interval]", "verdict", "noise", "rounds"],
-            alignments: [.left, .right, .right, .right, .left, .right, .right]
+            alignments: [.left, .right, .right, .right, .left, .right, .right],
+            uniform: ["noise", "rounds"]
         )
         for row in outcome.rows {
             let verdict = outcome.verdicts.first { !$0.isAA && $0.name == row.name && $0.subject == installedSubject }
@@ -316,7 +317,8 @@ enum ConcurrencyOnPool {
             text += "\nWithin one child (on the default executor unless marked):\n\n"
             var table = MarkdownTable(
                 headers: ["comparison", "ratio [95% interval]", "verdict", "noise", "rounds"],
-                alignments: [.left, .right, .left, .right, .right]
+                alignments: [.left, .right, .left, .right, .right],
+                uniform: ["noise", "rounds"]
             )
             for row in inProcess {
                 let isInstalled = row.subject.hasSuffix("(\(installedSubject))")

@@ -88,16 +88,31 @@ extension String {
 }
 
 /// A Markdown table whose columns are padded, so it reads in a terminal too, when it fits in
-/// `paddedWidth` columns; a wider one wraps in a terminal anyway and is written unpadded.
+/// `paddedWidth` columns; a wider one wraps in a terminal anyway and is written unpadded. The
+/// columns named in `uniform` whose cells are all the same (in three rows or more) are left
+/// out and said once under the table ("Every row: noise ±10.0%, rounds 4.").
 struct MarkdownTable {
     enum Alignment { case left, right }
 
     var headers: [String]
     var alignments: [Alignment]
     var rows: [[String]] = []
-    static let paddedWidth = 160
+    var uniform: Set<String> = []
+    static let paddedWidth = 100
 
     func render() -> String {
+        let same = headers.indices.filter { column in
+            uniform.contains(headers[column]) && rows.count >= 3 && Set(rows.map { $0[column] }).count == 1
+        }
+        guard same.isEmpty else {
+            var table = self
+            table.uniform = []
+            let keep = headers.indices.filter { !same.contains($0) }
+            table.headers = keep.map { headers[$0] }
+            table.alignments = keep.map { alignments[$0] }
+            table.rows = rows.map { row in keep.map { row[$0] } }
+            return table.render() + "\nEvery row: " + same.map { "\(headers[$0]) \(rows[0][$0])" }.joined(separator: ", ") + ".\n"
+        }
         var widths = headers.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }

@@ -82,12 +82,13 @@ enum Report {
     }
 
     /// A section's pointer to the part of `Benchmarks/METHODOLOGY.md` that says what its figures
-    /// mean (`heading`, that part's heading), and the parameters this run gave it.
+    /// mean (`heading`, that part's heading; the link is relative, as `Benchmarks/RESULTS.md`
+    /// reads it), and the parameters this run gave it.
     static func method(_ heading: String, _ parameters: [String]) -> String {
         let anchor = heading.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" }
             .replacingOccurrences(of: " ", with: "-")
         let given = parameters.isEmpty ? "" : " Parameters: " + parameters.joined(separator: "; ") + "."
-        return "Method: [\(heading)](METHODOLOGY.md#\(anchor)) in `Benchmarks/METHODOLOGY.md`.\(given)\n"
+        return "Method: [\(heading)](METHODOLOGY.md#\(anchor)).\(given)\n"
     }
 
     static func formatted(_ value: Double?, unit: String) -> String {

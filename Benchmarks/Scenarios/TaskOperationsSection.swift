@@ -84,7 +84,8 @@ final class TaskOperationsSection: BenchmarkSection {
     private static func table(_ comparisons: [ComparisonResult]) -> String {
         var table = MarkdownTable(
             headers: ["Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict", "noise", "rounds"],
-            alignments: [.left, .left, .right, .right, .right, .right, .left, .right, .right]
+            alignments: [.left, .left, .right, .right, .right, .right, .left, .right, .right],
+            uniform: ["noise", "rounds"]
         )
         for comparison in comparisons {
             for row in comparison.verdicts where !row.isAA {

@@ -22,8 +22,12 @@ enum ServerReport {
         text += Report.method(settings.cpus == nil ? "Inside a server" : "Under a CPU quota", parameters)
         text += Verdicts.legend + "\n"
         let configurations = settings.configurations { _ in 0 }
-        for metric in WrkMetrics.all {
-            text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
+        if let only = configurations.first, configurations.count == 1 {
+            text += "\n### \(only.title)\n\n" + metricsTable(outcome, only)
+        } else {
+            for metric in WrkMetrics.all {
+                text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
+            }
         }
         if settings.cpus != nil {
             var table = MarkdownTable(
@@ -46,6 +50,28 @@ enum ServerReport {
         }
         if !errors.isEmpty { text += "\nErrors: " + errors.joined(separator: ", ") + ".\n" }
         return settings.cpus == nil ? text + Report.goals(outcome.goals, title: "Server") : text
+    }
+
+    /// One configuration's metrics in one table: a row per handler (and the A/A), a column per
+    /// metric; the first row gives DispatchGroup's own medians.
+    private static func metricsTable(_ outcome: ServerBenchmark.Outcome, _ configuration: ServerBenchmark.Configuration)
+        -> String
+    {
+        func row(_ peer: ServerPeer, _ metric: Metric) -> VerdictRow? {
+            outcome.verdict(ServerBenchmark.Outcome.key(outcome.settings.section, configuration.key, peer, .dispatchGroup, metric))
+        }
+        var table = MarkdownTable(
+            headers: ["handler"] + WrkMetrics.all.map(\.title), alignments: [.left] + WrkMetrics.all.map { _ in .right })
+        table.rows.append(
+            ["DispatchGroup (reference)"]
+                + WrkMetrics.all.map { outcome.summary(.dispatchGroup, configuration.key)?.formatted($0) ?? "–" })
+        table.rows.append(["noise threshold (A/A)"] + WrkMetrics.all.map { row(.dispatchGroup, $0)?.formattedThreshold ?? "–" })
+        for peer in ServerPeer.allCases where peer != .dispatchGroup {
+            let cells = WrkMetrics.all.map { row(peer, $0) }
+            guard cells.contains(where: { $0 != nil }) else { continue }
+            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
+        }
+        return table.render()
     }
 
     /// One metric as a matrix: a row per handler (and the A/A), a column per configuration,
