@@ -5,7 +5,9 @@ extension Section {
 /// "Swift Concurrency on the Bolts pool" as a section of the run (`ConcurrencyOnPool`): child
 /// processes on Swift's default executor against children with the pool installed.
 final class ConcurrencySection: BenchmarkSection {
-    static let weight = 12.0
+    /// Its share of the budget: a fifth of a default run, for at least three rounds of its three
+    /// children on 2 CPUs (its rows carry thirteen goals).
+    static let weight = 20.0
 
     private let isSelected: Bool
     /// How the children size their samples: "quick", "budget" or "full".

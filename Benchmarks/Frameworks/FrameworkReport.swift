@@ -10,7 +10,7 @@ enum FrameworkReport {
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         let settings = outcome.settings
         var parameters = ["`\(framework.packageDirectory)`" + (outcome.notes["buildSeconds"].map { ", built in \($0) s" } ?? "")]
-        parameters += settings.arms.map { "\($0.shortTitle): \($0.title)" }
+        parameters.append("executors: " + settings.arms.map(\.shortTitle).joined(separator: ", "))
         parameters += [
             "a \(settings.warmUpSeconds)-second warm-up", "wrk \(settings.wrkThreads) thread, \(settings.connections) connections",
             "\(settings.seconds)-second runs", "jobs of ~\(settings.jobNanoseconds / 1_000) µs (\(settings.jobRounds) xorshift rounds)",

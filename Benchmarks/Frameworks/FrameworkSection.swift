@@ -4,7 +4,7 @@
 /// the command's options (`BenchmarksCommand+Frameworks.swift`).
 final class FrameworkSection: BenchmarkSection {
     /// Its share of the budget while it runs: about a quarter of a default run.
-    static let weight = 27.0
+    static let weight = 25.0
 
     let framework: Framework
     private let command: BenchmarksCommand

@@ -144,7 +144,7 @@ enum Goals {
             goal: goal,
             measured: measured,
             verdict: value <= bound ? .met : .notMet,
-            decidedBy: "an exact count (it does not vary between rounds)"
+            decidedBy: "an exact count"
         )
     }
 }

@@ -79,8 +79,9 @@ final class TaskOperationsSection: BenchmarkSection {
         return text
     }
 
-    /// One row per subject: its time and the peer's, allocations per operation of both
-    /// (medians; exact counts), instructions where counted, the ratio and verdict.
+    /// One row per subject (its peer named on the comparison's first row, ″ below it): its time
+    /// and the peer's, allocations per operation of both (medians; exact counts), instructions
+    /// where counted, the ratio and verdict.
     private static func table(_ comparisons: [ComparisonResult]) -> String {
         var table = MarkdownTable(
             headers: ["Bolts", "peer", "time", "peer's", "allocs/op", "ratio [95% interval]", "verdict", "noise", "rounds"],
@@ -88,7 +89,8 @@ final class TaskOperationsSection: BenchmarkSection {
             uniform: ["noise", "rounds"]
         )
         for comparison in comparisons {
-            for row in comparison.verdicts where !row.isAA {
+            // The peer is named on its comparison's first row only.
+            for (index, row) in comparison.verdicts.filter({ !$0.isAA }).enumerated() {
                 let subject = comparison.entries.first { $0.name == row.subject }
                 let peer = comparison.reference
                 var allocations = subject?.medianAllocationsPerOperation?.formattedAllocations ?? "–"
@@ -97,7 +99,7 @@ final class TaskOperationsSection: BenchmarkSection {
                     allocations += " (\(instructions.fixed(0)) instr.)"
                 }
                 table.rows.append([
-                    shortName(row.subject, keepingDetail: true), shortName(row.baseline),
+                    shortName(row.subject, keepingDetail: true), index == 0 ? shortName(row.baseline) : "″",
                     Report.formatted(row.subjectValue, unit: row.unit), Report.formatted(row.peerValue, unit: row.unit),
                     allocations, row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold,
                     Report.rounds(row),

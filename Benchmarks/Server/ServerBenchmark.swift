@@ -213,7 +213,7 @@ struct ServerBenchmark {
                     }
                         ?? "not measured in this run",
                     verdict: slowest.map { $0.1 <= 20_000 ? .met : .notMet } ?? .undecided,
-                    decidedBy: "the slowest request observed (a maximum, not an estimate)"
+                    decidedBy: "the observed maximum"
                 )
             )
         }

@@ -29,17 +29,12 @@ enum ServerReport {
                 text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
             }
         }
-        if settings.cpus != nil {
+        if settings.cpus != nil, configurations.count > 1 {
             var table = MarkdownTable(
                 headers: ["handler"] + configurations.map { "\($0.header): throttled periods, ms/s" },
                 alignments: [.left] + configurations.map { _ in .right })
             for peer in ServerPeer.allCases {
-                let cells = configurations.map { configuration in
-                    outcome.summary(peer, configuration.key).map {
-                        ($0.figures["throttledFraction"] ?? .nan).percent(0) + ", "
-                            + ($0.figures["throttledMillisecondsPerSecond"] ?? .nan).fixed(0)
-                    } ?? "–"
-                }
+                let cells = configurations.map { outcome.summary(peer, $0.key).map(throttling) ?? "–" }
                 if cells.contains(where: { $0 != "–" }) { table.rows.append([peer.shortTitle] + cells) }
             }
             text += "\n### Throttling\n\n" + table.render()
@@ -52,24 +47,39 @@ enum ServerReport {
         return settings.cpus == nil ? text + Report.goals(outcome.goals, title: "Server") : text
     }
 
+    /// A summary's throttling under the quota: "95%, 505" (the share of periods throttled, and
+    /// milliseconds throttled per second).
+    private static func throttling(_ summary: WrkSummary<ServerPeer>) -> String {
+        (summary.figures["throttledFraction"] ?? .nan).percent(0) + ", "
+            + (summary.figures["throttledMillisecondsPerSecond"] ?? .nan).fixed(0)
+    }
+
     /// One configuration's metrics in one table: a row per handler (and the A/A), a column per
-    /// metric; the first row gives DispatchGroup's own medians.
+    /// metric (and, under a quota, the throttling); the first row gives DispatchGroup's own medians.
     private static func metricsTable(_ outcome: ServerBenchmark.Outcome, _ configuration: ServerBenchmark.Configuration)
         -> String
     {
         func row(_ peer: ServerPeer, _ metric: Metric) -> VerdictRow? {
             outcome.verdict(ServerBenchmark.Outcome.key(outcome.settings.section, configuration.key, peer, .dispatchGroup, metric))
         }
+        let quota = outcome.settings.cpus != nil
+        func throttled(_ peer: ServerPeer) -> [String] {
+            quota ? [outcome.summary(peer, configuration.key).map(throttling) ?? "–"] : []
+        }
         var table = MarkdownTable(
-            headers: ["handler"] + WrkMetrics.all.map(\.title), alignments: [.left] + WrkMetrics.all.map { _ in .right })
+            headers: ["handler"] + WrkMetrics.all.map(\.title) + (quota ? ["throttled periods, ms/s"] : []),
+            alignments: [.left] + WrkMetrics.all.map { _ in .right } + (quota ? [.right] : []))
         table.rows.append(
             ["DispatchGroup (reference)"]
-                + WrkMetrics.all.map { outcome.summary(.dispatchGroup, configuration.key)?.formatted($0) ?? "–" })
-        table.rows.append(["noise threshold (A/A)"] + WrkMetrics.all.map { row(.dispatchGroup, $0)?.formattedThreshold ?? "–" })
+                + WrkMetrics.all.map { outcome.summary(.dispatchGroup, configuration.key)?.formatted($0) ?? "–" }
+                + throttled(.dispatchGroup))
+        table.rows.append(
+            ["noise threshold (A/A)"] + WrkMetrics.all.map { row(.dispatchGroup, $0)?.formattedThreshold ?? "–" }
+                + (quota ? [""] : []))
         for peer in ServerPeer.allCases where peer != .dispatchGroup {
             let cells = WrkMetrics.all.map { row(peer, $0) }
             guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
+            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" } + throttled(peer))
         }
         return table.render()
     }

@@ -9,7 +9,7 @@ extension Section {
 /// in this process under wrk, a comparison per configuration.
 final class ServerSection: BenchmarkSection {
     /// The weight of one configuration.
-    static let weightPerConfiguration = 5.0
+    static let weightPerConfiguration = 4.0
 
     let server: ServerBenchmark
     private let stopping: StoppingRule
