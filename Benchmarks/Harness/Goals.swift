@@ -39,10 +39,14 @@ struct Goal {
 
 /// One row a goal bounds, and optionally one whose ratio and interval are shown beside it
 /// (a floor or a ceiling: what no executor, or an executor costing nothing, would reach).
+/// With `over`, the bounded ratio is `key`'s row ÷ `over`'s, two subjects against the same
+/// reference in the same rounds: their log ratios differ round by round (process by process
+/// where the process is the unit), which is the first subject against the second.
 struct GoalRow {
     var label: String = ""
     var key: VerdictKey
     var beside: (label: String, key: VerdictKey)? = nil
+    var over: VerdictKey? = nil
 }
 
 enum Goals {
@@ -56,12 +60,24 @@ enum Goals {
             }
             return row
         }
+        func row(_ goalRow: GoalRow) -> VerdictRow? {
+            guard let over = goalRow.over else { return row(goalRow.key) }
+            guard var subject = row(goalRow.key), let peer = row(over) else { return nil }
+            let logs =
+                subject.processMeans.flatMap { mine in peer.processMeans.map { zip(mine, $0).map { $0 - $1 } } }
+                ?? zip(subject.logRatios, peer.logRatios).map { $0 - $1 }
+            let estimate = PairedStatistics.estimate(logRatios: logs)
+            subject.baseline = peer.subject
+            subject.ratio = estimate?.ratio
+            subject.interval95 = estimate.map { [$0.low, $0.high] }
+            return subject
+        }
         let labelled = goal.rows.map { goalRow -> LabelledRow in
             var label = goalRow.label
             if let beside = goalRow.beside, let shown = row(beside.key) {
                 label += (label.isEmpty ? "" : " ") + "(\(beside.label) \(shown.formattedRatioAndInterval))"
             }
-            return LabelledRow(label: label, row: row(goalRow.key))
+            return LabelledRow(label: label, row: row(goalRow))
         }
         return judge(goal.text, labelled, bound: goal.bound, isLowerBound: goal.isAtLeast)
     }

@@ -155,7 +155,8 @@ final class Runner {
             }
         }
         let verdicts = rounds.verdicts(
-            section: comparison.section, name: comparison.operation, title: { results[$0].name }, metrics: metrics
+            section: comparison.section, name: comparison.operation, title: { results[$0].name }, metrics: metrics,
+            comparison: comparison.id, id: { comparison.entries[$0].id }
         )
         return ComparisonResult(
             group: comparison.group,

@@ -45,6 +45,9 @@ struct Comparison {
     var sampleScale: Double = 1
     /// The operation, in words: "continueWith on a completed task".
     var operation: String
+    /// Its identifier in verdict keys (`VerdictKey.comparison`): "continue-with-completed",
+    /// "tiny-P4".
+    var id: String
     var entries: [Entry]
     /// Index into `entries` of the peer every ratio is taken to; nil when the reference
     /// was left out of this run (`--without-reference`), and then there are no ratios.
@@ -58,6 +61,14 @@ struct Comparison {
 
     struct Entry {
         var scenario: any Scenario
+        /// Its identifier in verdict keys (`VerdictKey.arm`), unique within the comparison:
+        /// `id`, or the scenario's type name.
+        var id: String
+
+        init(scenario: any Scenario, id: String? = nil) {
+            self.scenario = scenario
+            self.id = id ?? String(describing: type(of: scenario))
+        }
     }
 
     var reference: (any Scenario)? { referenceIndex.map { entries[$0].scenario } }

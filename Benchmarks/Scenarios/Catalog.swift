@@ -13,14 +13,19 @@ enum Catalog {
         let loop = environment.peerLoop
         let pool = environment.pool
         func comparison(
-            _ operation: String, _ scenarios: [any Scenario], reference: Int, isProcessTheUnit: Bool = false
+            _ id: String, _ operation: String, _ scenarios: [any Scenario], reference: Int,
+            isProcessTheUnit: Bool = false
         ) -> Comparison {
             Comparison(
                 group: taskOperationsGroup,
                 section: .taskOperations,
                 metrics: metrics(for: .taskOperations),
                 operation: operation,
-                entries: scenarios.map { Comparison.Entry(scenario: $0) },
+                id: id,
+                entries: scenarios.enumerated().map { index, scenario in
+                    // The three whenAll variants share a type.
+                    Comparison.Entry(scenario: scenario, id: scenario is BoltsWhenAll ? "BoltsWhenAll-\(index)" : nil)
+                },
                 referenceIndex: reference,
                 producers: nil,
                 isProcessTheUnit: isProcessTheUnit
@@ -28,7 +33,7 @@ enum Catalog {
         }
         return [
             comparison(
-                "continueWith on a completed task",
+                "continue-with-completed", "continueWith on a completed task",
                 [
                     BoltsContinueWithOnCompleted(), BoltsContinueOnSuccessWithOnCompleted(),
                     NIOMapOnSucceeded(loop: loop),
@@ -36,12 +41,12 @@ enum Catalog {
                 reference: 2
             ),
             comparison(
-                "continuation returning a task (flatMap) on a completed task",
+                "flat-map-completed", "continuation returning a task (flatMap) on a completed task",
                 [BoltsContinueOnSuccessWithTaskOnCompleted(), NIOFlatMapOnSucceeded(loop: loop)],
                 reference: 1
             ),
             comparison(
-                "promise + one waiting continuation + complete",
+                "promise-1-waiter", "promise + one waiting continuation + complete",
                 [
                     BoltsSourceWithWaitersThenSet(continuations: 1),
                     NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 1),
@@ -49,7 +54,7 @@ enum Catalog {
                 reference: 1
             ),
             comparison(
-                "promise + 8 waiting continuations + complete",
+                "promise-8-waiters", "promise + 8 waiting continuations + complete",
                 [
                     BoltsSourceWithWaitersThenSet(continuations: 8),
                     NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 8),
@@ -57,7 +62,7 @@ enum Catalog {
                 reference: 1
             ),
             comparison(
-                "chain of \(chainLinks.formatted) pending continuations, then complete (per link)",
+                "chain", "chain of \(chainLinks.formatted) pending continuations, then complete (per link)",
                 [
                     BoltsPendingChainThenSet(links: chainLinks),
                     NIOPendingChainThenSucceed(loop: loop, links: chainLinks),
@@ -65,12 +70,12 @@ enum Catalog {
                 reference: 1
             ),
             comparison(
-                "promise create + complete, nobody waiting",
+                "promise-no-waiter", "promise create + complete, nobody waiting",
                 [BoltsSourceCreateAndSet(), NIOPromiseCreateAndSucceed(loop: loop)],
                 reference: 1
             ),
             comparison(
-                "whenAll over \(aggregateInputs.formatted) tasks, no values collected (per input)",
+                "when-all", "whenAll over \(aggregateInputs.formatted) tasks, no values collected (per input)",
                 [
                     BoltsWhenAll(inputs: aggregateInputs, completion: .poolJobPerInput(pool)),
                     BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCaller),
@@ -81,7 +86,7 @@ enum Catalog {
                 isProcessTheUnit: true  // a job per input on the pool's workers
             ),
             comparison(
-                "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",
+                "when-all-result", "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",
                 [
                     BoltsWhenAllResult(inputs: aggregateInputs),
                     NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .whenAllSucceed),
@@ -89,12 +94,12 @@ enum Catalog {
                 reference: 1
             ),
             comparison(
-                "await the value of an already-completed task",
+                "await-completed", "await the value of an already-completed task",
                 [BoltsAwaitCompletedValue(), ConcurrencyUnsafeContinuationResumedAtOnce()],
                 reference: 1
             ),
             comparison(
-                "async round trip: run a closure elsewhere, await its value",
+                "async-round-trip", "async round trip: run a closure elsewhere, await its value",
                 [BoltsPoolExecuteAwaitValue(pool: pool), BoltsFromAsyncAwaitValue(), ConcurrencyTaskAwaitValue()],
                 reference: 2,
                 isProcessTheUnit: true  // hops between the pool's workers and Swift's
@@ -120,7 +125,10 @@ enum Catalog {
                 section: .executors,
                 metrics: metrics(for: .executors),
                 operation: "tiny jobs from \(producers) producer thread\(producers == 1 ? "" : "s")",
-                entries: kinds.map { Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers)) },
+                id: "tiny-P\(producers)",
+                entries: kinds.map {
+                    Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers), id: $0.rawValue)
+                },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
                 producers: producers
             )
@@ -139,7 +147,10 @@ enum Catalog {
                 // Each sample gives a p99, which needs jobs: 2.5× the run's sample length.
                 sampleScale: 2.5,
                 operation: "paced hand-off from \(producers) producer thread\(producers == 1 ? "" : "s")",
-                entries: kinds.map { Comparison.Entry(scenario: ExecutorPacedHandOff(kind: $0, producers: producers)) },
+                id: "paced-P\(producers)",
+                entries: kinds.map {
+                    Comparison.Entry(scenario: ExecutorPacedHandOff(kind: $0, producers: producers), id: $0.rawValue)
+                },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
                 producers: producers
             )
@@ -151,22 +162,22 @@ enum Catalog {
         switch section {
         case .paced:
             return [
-                JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true)) {
+                JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true, id: "p99")) {
                     $0.latency.map { Double($0.p99) }
                 },
-                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true)) {
+                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true, id: "round-trip")) {
                     $0.nanosecondsPerOperation
                 },
             ]
         case .executors:
             return [
-                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true)) {
+                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true, id: "ns")) {
                     $0.nanosecondsPerOperation
                 }
             ]
         default:
             return [
-                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true)) {
+                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true, id: "ns")) {
                     $0.nanosecondsPerOperation
                 }
             ]

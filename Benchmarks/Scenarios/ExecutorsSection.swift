@@ -112,61 +112,44 @@ final class ExecutorsSection: BenchmarkSection {
     /// The product's goals for the pool: throughput against Dispatch and the executors with
     /// threads of their own, and the paced hand-off's p99 against Dispatch.
     static func goals(_ results: [ComparisonResult]) -> [GoalCheck] {
-        var checks: [GoalCheck] = []
-        // Pool throughput against Dispatch global and the other executors with threads of
-        // their own, at every producer count.
-        let executorResults = results.filter { $0.section == .executors }
-        func poolRows(against kind: ExecutorKind?) -> [LabelledRow] {
-            executorResults.compactMap { comparison in
-                guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })
-                else { return nil }
-                let label = "P=\(comparison.producers ?? 0)"
-                guard let kind else { return LabelledRow(label: label, row: comparison.verdict(for: pool.name)) }
-                // Against a peer other than the reference: the pool's rounds and the peer's are
-                // the same rounds, so the two rows' log ratios pair round by round.
-                guard let peer = comparison.entries.first(where: { $0.name.hasPrefix(kind.title) }),
-                    let poolRow = comparison.verdict(for: pool.name), let peerRow = comparison.verdict(for: peer.name)
-                else { return LabelledRow(label: label, row: nil) }
-                // Where the process is the unit, the difference of the two rows' process means.
-                let logs =
-                    poolRow.processMeans.flatMap { pool in peerRow.processMeans.map { zip(pool, $0).map { $0 - $1 } } }
-                    ?? zip(poolRow.logRatios, peerRow.logRatios).map { $0 - $1 }
-                let estimate = PairedStatistics.estimate(logRatios: logs)
-                var row = poolRow
-                row.baseline = peer.name
-                row.ratio = estimate?.ratio
-                row.interval95 = estimate.map { [$0.low, $0.high] }
-                return LabelledRow(label: "\(label) vs \(kind.shortTitle)", row: row)
-            }
-        }
-        checks.append(
-            Goals.ratio(
-                "Bolts pool throughput ≥ 2× DispatchQueue.global() at every producer count",
-                poolRows(against: nil), atLeast: 2
-            )
-        )
-        checks.append(
-            Goals.ratio(
-                "Bolts pool throughput ≥ SwiftNIO's event-loop group and Swift Concurrency at every producer count",
-                poolRows(against: .nioEventLoopGroup) + poolRows(against: .concurrencyTask), atLeast: 1
-            )
-        )
+        let rows = results.flatMap(\.verdicts)
+        let producers = results.filter { $0.section == .executors || $0.section == .paced }.compactMap(\.producers)
+        return goalList(producerCounts: Array(Set(producers)).sorted()).map { Goals.judge($0, in: rows) }
+    }
 
-        // Paced hand-off p99 against Dispatch global, at every producer count.
-        let handOffRows = results.filter { $0.section == .paced }.compactMap { comparison -> LabelledRow? in
-            guard let pool = comparison.entries.first(where: { $0.name.hasPrefix(ExecutorKind.boltsPool.title) })
-            else { return nil }
-            return LabelledRow(
-                label: "P=\(comparison.producers ?? 0)",
-                row: comparison.verdict(for: pool.name, metric: "p99 hand-off latency")
-            )
+    /// The executors' goals as data, for the producer counts of the run: the pool's tiny-job
+    /// throughput against `DispatchQueue.global()` (the reference), against SwiftNIO's event
+    /// loops and Swift's `Task {}` (each as the pool's row ÷ theirs, both against Dispatch in
+    /// the same rounds), and its paced hand-off p99 against Dispatch's.
+    static func goalList(producerCounts: [Int]) -> [Goal] {
+        let throughput = Catalog.metrics(for: .executors)[0].metric.key
+        let p99 = Catalog.metrics(for: .paced)[0].metric.key
+        func key(_ section: Section, _ comparison: String, _ kind: ExecutorKind, _ metric: String) -> VerdictKey {
+            VerdictKey(
+                section: section, comparison: comparison, arm: kind.rawValue,
+                baseline: ExecutorKind.dispatchGlobal.rawValue, metric: metric)
         }
-        checks.append(
-            Goals.ratio(
-                "Bolts pool paced hand-off p99 ≤ DispatchQueue.global()'s at every producer count (ratio ≥ 1)",
-                handOffRows, atLeast: 1
-            )
-        )
-        return checks
+        func pool(_ producers: Int, over kind: ExecutorKind? = nil) -> GoalRow {
+            GoalRow(
+                label: "P=\(producers)" + (kind.map { " vs \($0.shortTitle)" } ?? ""),
+                key: key(.executors, "tiny-P\(producers)", .boltsPool, throughput),
+                over: kind.map { key(.executors, "tiny-P\(producers)", $0, throughput) })
+        }
+        return [
+            Goal(
+                text: "Bolts pool throughput ≥ 2× DispatchQueue.global() at every producer count",
+                rows: producerCounts.map { pool($0) }, bound: 2, isAtLeast: true),
+            Goal(
+                text: "Bolts pool throughput ≥ SwiftNIO's event-loop group and Swift Concurrency at every producer count",
+                rows: producerCounts.map { pool($0, over: .nioEventLoopGroup) }
+                    + producerCounts.map { pool($0, over: .concurrencyTask) },
+                bound: 1, isAtLeast: true),
+            Goal(
+                text: "Bolts pool paced hand-off p99 ≤ DispatchQueue.global()'s at every producer count (ratio ≥ 1)",
+                rows: producerCounts.map {
+                    GoalRow(label: "P=\($0)", key: key(.paced, "paced-P\($0)", .boltsPool, p99))
+                },
+                bound: 1, isAtLeast: true),
+        ]
     }
 }
