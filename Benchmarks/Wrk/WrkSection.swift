@@ -41,7 +41,8 @@ protocol WrkHost {
     func server(for draw: RoundDraw<Arm>) throws -> Server
     /// Before the loads of a draw (a warm-up): what the draw records of where its handlers run.
     func prepare(_ server: Server, _ draw: RoundDraw<Arm>) throws -> String?
-    /// After the loads of a draw: the blocking-handler run, where the host has one.
+    /// After the loads of a draw that is not the reference's twin (no verdict reads a twin's):
+    /// the blocking-handler run, where the host has one.
     func finish(_ server: Server, _ draw: RoundDraw<Arm>) throws -> BlockingRun?
     /// The draw is over (a child started for it stops).
     func release(_ server: Server)
