@@ -78,6 +78,40 @@ extension UInt64 {
     var formattedNanoseconds: String { Double(self).formattedNanoseconds }
 }
 
+extension Int {
+    /// 1000000 as "10^6", 10000 as "10^4"; other numbers as they are.
+    var formatted: String {
+        var power = 0
+        var rest = self
+        while rest >= 10, rest % 10 == 0 {
+            rest /= 10
+            power += 1
+        }
+        return rest == 1 && power >= 3 ? "10^\(power)" : String(self)
+    }
+}
+
+extension Double {
+    /// "1 CPU", "1.5 CPUs".
+    var formattedCPUs: String {
+        let number = self == rounded() ? String(Int(self)) : shortest
+        return "\(number) CPU\(self == 1 ? "" : "s")"
+    }
+}
+
+extension Double {
+    /// A value in `unit` as the tables show it: "41.2 ns", "1.92 ms" (µs from 1,000 on),
+    /// "41,200/s", or the number and the unit.
+    func formatted(unit: String) -> String {
+        switch unit {
+        case "ns": return formattedNanoseconds
+        case "µs": return self >= 1_000 ? (self / 1_000).formattedMilliseconds : fixed(1) + " µs"
+        case "req/s": return formattedPlain + "/s"
+        default: return formattedPlain + " " + unit
+        }
+    }
+}
+
 extension String {
     /// `value` with one decimal, without Foundation's formatter (the progress line, redrawn
     /// often).

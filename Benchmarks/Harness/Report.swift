@@ -91,16 +91,6 @@ enum Report {
         return "Method: [\(heading)](METHODOLOGY.md#\(anchor)).\(given)\n"
     }
 
-    static func formatted(_ value: Double?, unit: String) -> String {
-        guard let value else { return "–" }
-        switch unit {
-        case "ns": return value.formattedNanoseconds
-        case "µs": return value >= 1_000 ? "\((value / 1_000).formattedMilliseconds)" : value.fixed(1) + " µs"
-        case "req/s": return value.formattedPlain + "/s"
-        default: return value.formattedPlain + " " + unit
-        }
-    }
-
     /// The sections' parts in run order. The goals of the sections that keep no goal table of
     /// their own (`SectionOutcome.goalsInRunTable`) form the run's goal table, and the failed
     /// scenarios the list after it; both follow the last of those sections.

@@ -9,15 +9,3 @@ enum BenchmarkError: Error, CustomStringConvertible {
     }
 }
 
-extension Int {
-    /// 1000000 as "10^6", 10000 as "10^4"; other numbers as they are.
-    var formatted: String {
-        var power = 0
-        var rest = self
-        while rest >= 10, rest % 10 == 0 {
-            rest /= 10
-            power += 1
-        }
-        return rest == 1 && power >= 3 ? "10^\(power)" : String(self)
-    }
-}

@@ -100,7 +100,7 @@ final class TaskOperationsSection: BenchmarkSection {
                 }
                 table.rows.append([
                     shortName(row.subject, keepingDetail: true), index == 0 ? shortName(row.baseline) : "″",
-                    Report.formatted(row.subjectValue, unit: row.unit), Report.formatted(row.peerValue, unit: row.unit),
+                    row.subjectValue?.formatted(unit: row.unit) ?? "–", row.peerValue?.formatted(unit: row.unit) ?? "–",
                     allocations, row.formattedRatioAndInterval, row.formattedVerdict, row.formattedThreshold,
                     Report.rounds(row),
                 ])

@@ -221,10 +221,3 @@ struct ServerBenchmark {
     }
 }
 
-extension Double {
-    /// "1 CPU", "1.5 CPUs".
-    var formattedCPUs: String {
-        let number = self == rounded() ? String(Int(self)) : shortest
-        return "\(number) CPU\(self == 1 ? "" : "s")"
-    }
-}

@@ -136,13 +136,16 @@ struct WrkSummary<Arm: Codable & Equatable>: Codable {
         })
     }
 
-    /// Its median of `metric` as a table shows it: "41,200/s", "23.4 µs", "1.92 ms".
+    /// Its median of `metric` as a table shows it (`Double.formatted(unit:)`): "41,200/s",
+    /// "23.4 µs", "1.92 ms".
     func formatted(_ metric: Metric) -> String {
-        switch metric.title {
-        case WrkMetrics.requestsPerSecond.title: return requestsPerSecond.formattedPlain + "/s"
-        case WrkMetrics.cpuPerRequest.title: return cpuMicrosecondsPerRequest.fixed(1) + " µs"
-        default: return p99.microsecondsAsMilliseconds + " ms"
+        let value: Double
+        switch metric.key {
+        case WrkMetrics.requestsPerSecond.key: value = requestsPerSecond
+        case WrkMetrics.cpuPerRequest.key: value = cpuMicrosecondsPerRequest
+        default: value = p99
         }
+        return value.formatted(unit: metric.unit)
     }
 }
 
