@@ -23,10 +23,12 @@ enum ServerReport {
         text += Verdicts.legend + "\n"
         let configurations = settings.configurations { _ in 0 }
         if let only = configurations.first, configurations.count == 1 {
-            text += "\n### \(only.title)\n\n" + metricsTable(outcome, only)
+            // One configuration: its three metrics in one table (and the quota's throttling).
+            text += "\n### \(only.title)\n\n"
+            text += grid(outcome, WrkMetrics.all.map { ($0.title, only, $0) }, throttling: settings.cpus != nil)
         } else {
             for metric in WrkMetrics.all {
-                text += "\n### \(metric.title)\n\n" + matrix(outcome, configurations, metric: metric)
+                text += "\n### \(metric.title)\n\n" + grid(outcome, configurations.map { ($0.header, $0, metric) })
             }
         }
         if settings.cpus != nil, configurations.count > 1 {
@@ -54,60 +56,39 @@ enum ServerReport {
             + (summary.figures["throttledMillisecondsPerSecond"] ?? .nan).fixed(0)
     }
 
-    /// One configuration's metrics in one table: a row per handler (and the A/A), a column per
-    /// metric (and, under a quota, the throttling); the first row gives DispatchGroup's own medians.
-    private static func metricsTable(_ outcome: ServerBenchmark.Outcome, _ configuration: ServerBenchmark.Configuration)
-        -> String
-    {
-        func row(_ peer: ServerPeer, _ metric: Metric) -> VerdictRow? {
-            outcome.verdict(ServerBenchmark.Outcome.key(outcome.settings.section, configuration.key, peer, .dispatchGroup, metric))
-        }
-        let quota = outcome.settings.cpus != nil
-        func throttled(_ peer: ServerPeer) -> [String] {
-            quota ? [outcome.summary(peer, configuration.key).map(throttling) ?? "–"] : []
-        }
-        var table = MarkdownTable(
-            headers: ["handler"] + WrkMetrics.all.map(\.title) + (quota ? ["throttled periods, ms/s"] : []),
-            alignments: [.left] + WrkMetrics.all.map { _ in .right } + (quota ? [.right] : []))
-        table.rows.append(
-            ["DispatchGroup (reference)"]
-                + WrkMetrics.all.map { outcome.summary(.dispatchGroup, configuration.key)?.formatted($0) ?? "–" }
-                + throttled(.dispatchGroup))
-        table.rows.append(
-            ["noise threshold (A/A)"] + WrkMetrics.all.map { row(.dispatchGroup, $0)?.formattedThreshold ?? "–" }
-                + (quota ? [""] : []))
-        for peer in ServerPeer.allCases where peer != .dispatchGroup {
-            let cells = WrkMetrics.all.map { row(peer, $0) }
-            guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" } + throttled(peer))
-        }
-        return table.render()
-    }
-
-    /// One metric as a matrix: a row per handler (and the A/A), a column per configuration,
-    /// each cell "ratio [low, high] verdict"; the first row gives DispatchGroup's own median.
-    private static func matrix(
-        _ outcome: ServerBenchmark.Outcome, _ configurations: [ServerBenchmark.Configuration], metric: Metric
+    /// A table of verdict cells: a row per handler (and the A/A), a column per (configuration,
+    /// metric) of `columns`, each cell "ratio [low, high] verdict"; the first row gives
+    /// DispatchGroup's own medians. With `throttling`, a last column gives each handler's
+    /// throttling in the first column's configuration.
+    private static func grid(
+        _ outcome: ServerBenchmark.Outcome,
+        _ columns: [(header: String, configuration: ServerBenchmark.Configuration, metric: Metric)],
+        throttling withThrottling: Bool = false
     ) -> String {
         let section = outcome.settings.section
+        func row(_ peer: ServerPeer, _ column: (header: String, configuration: ServerBenchmark.Configuration, metric: Metric))
+            -> VerdictRow?
+        {
+            outcome.verdict(ServerBenchmark.Outcome.key(section, column.configuration.key, peer, .dispatchGroup, column.metric))
+        }
+        func throttled(_ peer: ServerPeer) -> [String] {
+            guard withThrottling, let first = columns.first else { return [] }
+            return [outcome.summary(peer, first.configuration.key).map(throttling) ?? "–"]
+        }
         var table = MarkdownTable(
-            headers: ["handler"] + configurations.map(\.header),
-            alignments: [.left] + configurations.map { _ in .right }
-        )
+            headers: ["handler"] + columns.map(\.header) + (withThrottling ? ["throttled periods, ms/s"] : []),
+            alignments: [.left] + columns.map { _ in .right } + (withThrottling ? [.right] : []))
         table.rows.append(
             ["DispatchGroup (reference)"]
-                + configurations.map { outcome.summary(.dispatchGroup, $0.key)?.formatted(metric) ?? "–" }
-        )
+                + columns.map { outcome.summary(.dispatchGroup, $0.configuration.key)?.formatted($0.metric) ?? "–" }
+                + throttled(.dispatchGroup))
         table.rows.append(
-            ["noise threshold (A/A)"]
-                + configurations.map {
-                    outcome.verdict(ServerBenchmark.Outcome.key(section, $0.key, .dispatchGroup, .dispatchGroup, metric))?.formattedThreshold ?? "–"
-                }
-        )
+            ["noise threshold (A/A)"] + columns.map { row(.dispatchGroup, $0)?.formattedThreshold ?? "–" }
+                + (withThrottling ? [""] : []))
         for peer in ServerPeer.allCases where peer != .dispatchGroup {
-            let cells = configurations.map { outcome.verdict(ServerBenchmark.Outcome.key(section, $0.key, peer, .dispatchGroup, metric)) }
+            let cells = columns.map { row(peer, $0) }
             guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
+            table.rows.append([peer.shortTitle] + cells.map { $0?.formattedCell ?? "–" } + throttled(peer))
         }
         return table.render()
     }

@@ -169,7 +169,6 @@ struct WrkOutcome<Arm: Codable & Hashable, Settings: Codable>: Codable {
 
     /// The row of `key`.
     func verdict(_ key: VerdictKey) -> VerdictRow? { verdicts.first { $0.key == key } }
-
 }
 
 /// The metrics every wrk section judges.

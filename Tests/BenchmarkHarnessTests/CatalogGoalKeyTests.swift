@@ -1,0 +1,63 @@
+import BenchmarkStatistics
+import Foundation
+import Testing
+
+@testable import Benchmarks
+
+/// The executor and task-operation goals find their rows among those the runner's verdict
+/// code makes for the catalog's comparisons (keyed by each comparison's and entry's identifier).
+@Suite struct CatalogGoalKeyTests {
+    /// The keys of the rows `PairedRounds.verdicts` makes for `comparisons`, as `Runner` calls it.
+    private func keys(_ comparisons: [Comparison]) -> Set<VerdictKey> {
+        var keys: Set<VerdictKey> = []
+        for comparison in comparisons {
+            var rounds = PairedRounds<Int, Double>(arms: Array(comparison.entries.indices), reference: comparison.referenceIndex)
+            for round in 0..<3 {
+                for arm in comparison.entries.indices {
+                    for isTwin in arm == comparison.referenceIndex ? [false, true] : [false] {
+                        rounds.record(
+                            RoundDraw(arm: arm, isTwin: isTwin, round: round, label: ""),
+                            1 + Double((round * 5 + arm * 3 + (isTwin ? 1 : 0)) % 7) / 10)
+                    }
+                }
+                rounds.noise.append(
+                    RoundNoise(
+                        seconds: 1, stealPercent: 0, otherProcessesCPUs: 0, cpuOverWall: 1,
+                        involuntarySwitchesPerSecond: 0, loadAverage: 0, flags: []))
+            }
+            let metrics = comparison.metrics.map { judged in JudgedMetric<Double>(judged.metric) { $0 } }
+            let rows = rounds.verdicts(
+                section: comparison.section, name: comparison.operation, title: { "\($0)" }, metrics: metrics,
+                comparison: comparison.id, id: { comparison.entries[$0].id })
+            keys.formUnion(rows.compactMap(\.key))
+        }
+        return keys
+    }
+
+    private func expectRows(_ goals: [Goal], in keys: Set<VerdictKey>) {
+        for goal in goals {
+            for row in goal.rows {
+                #expect(keys.contains(row.key), "\(goal.text): no row \(row.key)")
+                if let over = row.over { #expect(keys.contains(over), "\(goal.text): no row \(over)") }
+            }
+        }
+    }
+
+    @Test func everyExecutorGoalFindsItsRows() {
+        let producers = [1, 2, 4, 8]
+        let goals = ExecutorsSection.goalList(producerCounts: producers, pacedProducerCounts: producers)
+        #expect(goals.count == 3)
+        expectRows(goals, in: keys(Catalog.executors(producerCounts: producers) + Catalog.handOffs(producerCounts: producers)))
+    }
+
+    @Test func everyTaskOperationRatioGoalFindsItsRows() {
+        let environment = Environment()
+        defer { environment.shutdown() }
+        let comparisons = Catalog.taskOperations(environment)
+        #expect(Set(comparisons.map(\.id)).count == comparisons.count, "comparison identifiers are unique")
+        for comparison in comparisons {
+            #expect(Set(comparison.entries.map(\.id)).count == comparison.entries.count, "\(comparison.id): entry identifiers are unique")
+        }
+        expectRows(TaskOperationsSection.ratioGoals, in: keys(comparisons))
+    }
+}
