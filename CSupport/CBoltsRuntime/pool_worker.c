@@ -13,8 +13,6 @@
 
 /* The slot of the pool worker running on this thread, if any (declared in pool_internal.h). */
 _Thread_local struct bolts_pool_slot *bolts__pool_tl_slot;
-/* Set by `bolts_pool_yield_after_job` inside a job; `run_job` reads and clears it. */
-static _Thread_local bool tl_yield_after_job;
 
 static void *worker_main(void *arg);
 
@@ -91,15 +89,6 @@ static void run_job(struct bolts_pool_slot *self, bolts_job_t *job, bool stolen)
     if (stolen) {
         atomic_store_explicit(&self->stolen, atomic_load_explicit(&self->stolen, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-    }
-    if (tl_yield_after_job) {
-        /* The job handed work back to a thread off the pool (`bolts_pool_yield_after_job`):
-         * let that thread have the CPU before this worker spins, unless its own queue holds
-         * its next job. After the timing above, so a yield never makes a job look long (I11).
-         * cds_wfcq_empty: two CMM_LOAD_SHARED reads of the queue's ends, no ordering (a hint:
-         * a job queued meanwhile runs after one yield). */
-        tl_yield_after_job = false;
-        if (cds_wfcq_empty(&self->head, &self->tail)) bolts__yield_cpu();
     }
 }
 
@@ -201,11 +190,4 @@ static void *worker_main(void *arg) {
     bolts__futex_wake(&pool->live_threads, INT_MAX);
     bolts__pool_unref(pool); /* last touch of the pool by this thread */
     return NULL;
-}
-
-void bolts_pool_yield_after_job(void) {
-    /* Only on a worker: `run_job` clears the flag after the job that set it. A job that a
-     * worker runs outside `run_job` (a sweep after shutdown) may leave it set: that costs
-     * one yield after the worker's next job, no more. */
-    if (bolts__pool_tl_slot != NULL) tl_yield_after_job = true;
 }

@@ -16,9 +16,7 @@ extension ThreadPool: TaskExecutor {
     /// awaits the hopped task's value right after finds it completed and does not suspend.
     /// Each thread measures, over runs of its hops, whether waiting saves it time or costs
     /// it (a loop that starts many tasks without awaiting each), and waits only while it
-    /// saves. The worker that ran such a job lets any thread waiting for its CPU run first,
-    /// unless it has more of its own work queued, so a thread woken to take the work back
-    /// is not kept waiting.
+    /// saves.
     public func enqueue(_ job: consuming ExecutorJob) {
         // The pool is unretained: it outlives its queued jobs (`deinit` drains them first).
         let payload = _ExecutorJobPayload(job: UnownedJob(job), executor: Unmanaged.passUnretained(self))
@@ -28,11 +26,10 @@ extension ThreadPool: TaskExecutor {
             // its work stays on the pool.
             record = _PoolJobRecord.make(payload) { context in ThreadPool._runExecutorJob(from: context) }
         } else {
-            // From off the pool: a hop (see above); once the job has run, its worker yields.
+            // From off the pool: a hop (see above).
             record = _PoolJobRecord.make(payload) { context in
                 ThreadPool._runExecutorJob(from: context)
                 bolts_pool_hop_finished()
-                bolts_pool_yield_after_job()
             }
             _ = bolts_pool_submit_hop(_pool, record)
             return

@@ -628,17 +628,10 @@ static void bench(void) {
  * yields). In every optimized build without sanitizers, the rounds with a suspended awaiter
  * also judge the spin's length: the suspension was noted (`bolts_task_await_suspend_begin`),
  * so the worker, which goes idle right after, spins BOLTS_POOL_SPIN_AWAITED_NS, and the
- * median gap must be past halfway from BOLTS_POOL_SPIN_NS to it. Last, a job that asks its
- * worker to yield after it (`bolts_pool_yield_after_job`, as a Swift job that hopped onto
- * the pool from another executor does): the median gap must be under half the spin in
- * every optimized build, with the option or without. Under sanitizers the medians are
- * only printed. */
+ * median gap must be past halfway from BOLTS_POOL_SPIN_NS to it. Under sanitizers the
+ * medians are only printed. */
 static atomic_llong yi_end;
 static void yi_job(void *ctx) { (void)ctx; atomic_store_explicit(&yi_end, now(), memory_order_release); }
-static void yi_handoff_job(void *ctx) {
-    yi_job(ctx);
-    bolts_pool_yield_after_job();
-}
 static void yi_task_job(void *ctx) {
     bolts_task_t *task = ctx;
     if (!bolts_task_begin_own_job(task)) return;
@@ -650,7 +643,7 @@ static int yi_cmp(const void *a, const void *b) {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
-enum { YI_PLAIN, YI_SUSPENDED, YI_SPUN, YI_HANDOFF };
+enum { YI_PLAIN, YI_SUSPENDED, YI_SPUN };
 static void idle_spin_rounds(int rounds, int mode) {
     bool awaited = mode == YI_SUSPENDED || mode == YI_SPUN;
     cpu_set_t old; CHECK(pthread_getaffinity_np(pthread_self(), sizeof old, &old) == 0);
@@ -674,7 +667,7 @@ static void idle_spin_rounds(int rounds, int mode) {
             else counted = bolts_task_await_suspend_begin(task);
             CHECK(counted == (mode == YI_SUSPENDED && BOLTS_POOL_SPIN_YIELD)); /* counted only with the option */
         } else {
-            bolts_pool_submit(pool, bolts_job_create(mode == YI_HANDOFF ? yi_handoff_job : yi_job, NULL));
+            bolts_pool_submit(pool, bolts_job_create(yi_job, NULL));
         }
         int64_t end;
         /* Acquire: pairs with the job's release store. */
@@ -692,22 +685,12 @@ static void idle_spin_rounds(int rounds, int mode) {
     qsort(gaps, (size_t)rounds, sizeof *gaps, yi_cmp);
     int64_t median = gaps[rounds / 2];
     free(gaps);
-    const char *what = mode == YI_HANDOFF     ? "idle spin on a shared CPU, after a job that asked to yield"
-                       : mode == YI_SPUN      ? "idle spin on a shared CPU, an awaiter spun"
+    const char *what = mode == YI_SPUN        ? "idle spin on a shared CPU, an awaiter spun"
                        : mode == YI_SUSPENDED ? "idle spin on a shared CPU, an awaiter suspended"
                                               : "idle spin on a shared CPU";
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
     printf("%s, %d rounds: median wait %.1f us (not judged under a sanitizer)\n", what, rounds, median / 1e3);
 #else
-    if (mode == YI_HANDOFF) {
-        printf("%s, %d rounds: median wait %.1f us (under %.1f us)\n", what, rounds, median / 1e3,
-               BOLTS_POOL_SPIN_NS / 2e3);
-        if (median >= BOLTS_POOL_SPIN_NS / 2) {
-            fprintf(stderr, "a worker asked to yield after its job kept its CPU %.1f us\n", median / 1e3);
-            abort();
-        }
-        return;
-    }
     if (mode == YI_SUSPENDED && BOLTS_POOL_SPIN_AWAITED_NS > BOLTS_POOL_SPIN_NS) {
         int64_t lengthened = (BOLTS_POOL_SPIN_NS + BOLTS_POOL_SPIN_AWAITED_NS) / 2;
         printf("%s, %d rounds: median wait %.1f us (spin after a suspended awaiter: at least %.1f us)\n", what,
@@ -740,7 +723,6 @@ static void test_idle_spin_yields(int rounds) {
     idle_spin_rounds(rounds, YI_PLAIN);
     idle_spin_rounds(rounds, YI_SUSPENDED); /* before any spin: no awaiter's time noted yet */
     idle_spin_rounds(rounds, YI_SPUN);
-    idle_spin_rounds(rounds, YI_HANDOFF);
 }
 
 /* ---- hops from off the pool (`bolts_pool_submit_hop`) ---- */

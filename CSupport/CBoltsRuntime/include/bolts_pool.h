@@ -284,17 +284,6 @@ bolts_pool_t *_Nullable bolts_pool_current(void);
  *  workers, another one takes it from the waiting worker's queue (I9, I10, I11). */
 bolts_pool_t *_Nullable bolts_pool_current_behind_queued_jobs(void);
 
-/** Called from inside a job that a thread off the pool handed over and whose end hands work
- *  back to a thread off the pool: a Swift Concurrency job run for the pool as a task executor
- *  and enqueued from another executor (its end resumes the awaiting task there, whose executor
- *  wakes a thread to run it). Once that job has returned, the calling worker gives its CPU
- *  once (sched_yield) to any thread waiting for it, unless its own queue holds a job then (it
- *  runs that job instead). So the woken thread does not wait for the CPU behind this worker's
- *  idle spin. The worker is still running the job while it yields, not searching, so I3-I5
- *  hold as for any job; the yield returns at once when nobody waits. No effect on a thread
- *  that is not a pool worker. */
-void bolts_pool_yield_after_job(void);
-
 /** Submits `job`, from a thread that is not one of `pool`'s workers, as a hop: a job whose
  *  end the submitter may be about to await (a Swift task that prefers the pool, started or
  *  resumed from another executor). The job must call `bolts_pool_hop_finished` once it has
