@@ -13,6 +13,8 @@ enum ConcurrencyOnPool {
     static let group = "Swift Concurrency on the Bolts pool"
 
     struct Row: Codable {
+        /// The workload's identifier (`ConcurrencyWorkloads.Workload.id`).
+        var id: String
         var name: String
         var unit: String
         /// Geometric mean over the rounds of each child's median ns per operation, with Swift's
@@ -75,7 +77,7 @@ enum ConcurrencyOnPool {
                 return result.samples.compactMapValues { median($0) }
             },
             widestInterval: { sofar in
-                Self.verdicts(medians(sofar), sofar.noise).filter { !$0.isAA && $0.subject == installedSubject }
+                Self.verdicts(medians(sofar), sofar.noise).filter { !$0.isAA && $0.key?.arm == installedArm }
                     .compactMap { $0.estimate?.relativeHalfWidth }.max()
             }
         )
@@ -88,6 +90,7 @@ enum ConcurrencyOnPool {
             let d = rounds.flatMap { [$0.first[workload.name], $0.second[workload.name]].compactMap { $0 } }
             let i = rounds.compactMap { $0.installed[workload.name] }
             return Row(
+                id: workload.id,
                 name: workload.name,
                 unit: workload.unit,
                 defaultExecutorNanoseconds: geometricMean(d),
@@ -123,6 +126,24 @@ enum ConcurrencyOnPool {
 
     static let installedSubject = "pool installed"
     static let defaultPeer = "default executor"
+    /// The configurations' identifiers in verdict keys (`VerdictKey.arm`, `.baseline`).
+    static let installedArm = "pool-installed"
+    static let defaultArm = "default-executor"
+
+    /// The key of one of the section's rows (one metric: time per operation). A workload's
+    /// row is `key(workload, installedArm, defaultArm)`; a comparison within the children of
+    /// one configuration is `inProcessKey`.
+    static func key(_ comparison: String, _ arm: String, _ baseline: String) -> VerdictKey {
+        VerdictKey(section: .swiftConcurrency, comparison: comparison, arm: arm, baseline: baseline, metric: "time")
+    }
+
+    /// The key of `mine` against `theirs` (workload names) within the children of one
+    /// configuration: the comparison names both and the configuration, the arms are the two
+    /// workloads.
+    static func inProcessKey(_ mine: String, _ theirs: String, installed: Bool) -> VerdictKey {
+        let (m, t) = (ConcurrencyWorkloads.id(of: mine), ConcurrencyWorkloads.id(of: theirs))
+        return key("\(m)-vs-\(t)-\(installed ? installedArm : defaultArm)", m, t)
+    }
 
     private static func metric(_ unit: String) -> Metric {
         Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
@@ -154,7 +175,7 @@ enum ConcurrencyOnPool {
             values.markContaminated(noise)
             let (row, aa) = Verdicts.pair(
                 section: .swiftConcurrency, name: workload.name, subject: installedSubject, peer: defaultPeer,
-                metric: metric(workload.unit), values
+                metric: metric(workload.unit), values, key: key(workload.id, installedArm, defaultArm)
             )
             if let aa { rows.append(aa) }
             rows.append(row)
@@ -181,12 +202,14 @@ enum ConcurrencyOnPool {
             if installed {
                 return [Verdicts.row(
                     section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
-                    peer: "\(theirs) (\(configuration))", metric: metric("operation"), values, threshold: threshold
+                    peer: "\(theirs) (\(configuration))", metric: metric("operation"), values, threshold: threshold,
+                    key: inProcessKey(mine, theirs, installed: true)
                 )]
             }
             let (row, aa) = Verdicts.pair(
                 section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
-                peer: "\(theirs) (\(configuration))", metric: metric("operation"), values
+                peer: "\(theirs) (\(configuration))", metric: metric("operation"), values,
+                key: inProcessKey(mine, theirs, installed: false)
             )
             return (aa.map { [$0] } ?? []) + [row]
         }
@@ -228,22 +251,26 @@ enum ConcurrencyOnPool {
     ]
 
     private static func goals(_ verdicts: [VerdictRow]) -> [GoalCheck] {
-        func installed(_ workload: String) -> [LabelledRow] {
-            [LabelledRow(label: "", row: verdicts.first { !$0.isAA && $0.name == workload && $0.subject == installedSubject })]
+        goalList.map { Goals.judge($0, in: verdicts) }
+    }
+
+    /// The section's goals, each on rows found by key.
+    static var goalList: [Goal] {
+        func installed(_ text: String, _ workload: String, atLeast bound: Double) -> Goal {
+            let id = ConcurrencyWorkloads.id(of: workload)
+            return Goal(text: text, rows: [GoalRow(key: key(id, installedArm, defaultArm))], bound: bound, isAtLeast: true)
         }
-        func named(_ name: String, installed: Bool) -> [LabelledRow] {
-            let suffix = installed ? "(\(installedSubject))" : "(\(defaultPeer))"
-            return [LabelledRow(label: "", row: verdicts.first { !$0.isAA && $0.name == name && $0.subject.hasSuffix(suffix) })]
+        func inProcess(_ text: String, _ mine: String, _ theirs: String, installed: Bool, atLeast bound: Double) -> Goal {
+            Goal(text: text, rows: [GoalRow(key: inProcessKey(mine, theirs, installed: installed))], bound: bound, isAtLeast: true)
         }
-        var goals: [GoalCheck] = [
-            Goals.ratio("pool installed: unstructured Task {} ≥ 2× as fast as the default executor",
-                        installed("Task {} (batches of 256)"), atLeast: 2),
-            Goals.ratio("pool installed: 100,000 Task {} spawned at once ≥ 1.5× as fast",
-                        installed("Task {} (100,000 spawned at once)"), atLeast: 1.5),
-            Goals.ratio("pool installed: task-group children at least as fast (≥ 1.0×)",
-                        installed("task-group child (1,000 per group)"), atLeast: 1),
-            Goals.ratio("pool installed: an await round trip at least as fast (≥ 1.0×)",
-                        installed(swiftRoundTrip), atLeast: 1),
+        var goals: [Goal] = [
+            installed("pool installed: unstructured Task {} ≥ 2× as fast as the default executor",
+                      "Task {} (batches of 256)", atLeast: 2),
+            installed("pool installed: 100,000 Task {} spawned at once ≥ 1.5× as fast",
+                      "Task {} (100,000 spawned at once)", atLeast: 1.5),
+            installed("pool installed: task-group children at least as fast (≥ 1.0×)",
+                      "task-group child (1,000 per group)", atLeast: 1),
+            installed("pool installed: an await round trip at least as fast (≥ 1.0×)", swiftRoundTrip, atLeast: 1),
         ]
         let preferred = [
             ("preferred pool: unstructured tasks ≥ 1.5× as fast as the default executor's", 0, 1.5),
@@ -253,14 +280,15 @@ enum ConcurrencyOnPool {
             ("preferred pool: a round trip from a default-executor task ≥ 0.25× the default executor's own (≤ 4× its time)", 4, 0.25),
         ]
         for (statement, index, bound) in preferred {
-            goals.append(Goals.ratio(statement, named("preferred pool: \(preferredPairs[index].0)", installed: false), atLeast: bound))
+            let (mine, theirs) = preferredPairs[index]
+            goals.append(inProcess(statement, mine, theirs, installed: false, atLeast: bound))
         }
         for (mine, what) in zip(boltsAwaits, ["Task.execute(.pool) + try await value", "Task.fromAsync + try await value"]) {
             for installed in [false, true] {
                 goals.append(
-                    Goals.ratio(
+                    inProcess(
                         "\(installed ? "pool installed" : "default executor"): \(what) ≤ 1.0× the time of Swift's Task {} + await value",
-                        named("\(mine) vs Swift's round trip", installed: installed), atLeast: 1
+                        mine, swiftRoundTrip, installed: installed, atLeast: 1
                     )
                 )
             }
@@ -268,15 +296,12 @@ enum ConcurrencyOnPool {
         return goals
     }
 
-    /// The row whose workload name starts with `prefix`.
-    private static func row(_ prefix: String, in rows: [Row]) -> Row? { rows.first { $0.name.hasPrefix(prefix) } }
-
     /// What the two floor rows say against Swift's round trip: the least an await that
     /// keeps `value`'s cancellation contract can cost, before any Bolts task.
     private static func contractFloor(_ rows: [Row]) -> String? {
-        func row(_ prefix: String) -> Row? { Self.row(prefix, in: rows) }
-        guard let swift = row(swiftRoundTrip), let bare = row("a Task {} resumes a continuation"),
-            let handled = row("the same inside withTaskCancellationHandler")
+        func row(_ id: String) -> Row? { rows.first { $0.id == id } }
+        guard let swift = row("round-trip"), let bare = row("continuation-resume"),
+            let handled = row("continuation-resume-cancellation-handler")
         else { return nil }
         func ratio(_ a: Double?, _ b: Double?) -> String {
             guard let a, let b else { return "–" }
@@ -300,7 +325,7 @@ enum ConcurrencyOnPool {
             uniform: ["noise", "rounds"]
         )
         for row in outcome.rows {
-            let verdict = outcome.verdicts.first { !$0.isAA && $0.name == row.name && $0.subject == installedSubject }
+            let verdict = outcome.verdicts.first { $0.key == key(row.id, installedArm, defaultArm) }
             table.rows.append([
                 "\(row.name) (per \(row.unit))",
                 row.defaultExecutorNanoseconds?.formattedNanoseconds ?? "–",
@@ -312,7 +337,7 @@ enum ConcurrencyOnPool {
             ])
         }
         text += table.render()
-        let inProcess = outcome.verdicts.filter { !$0.isAA && $0.subject != installedSubject }
+        let inProcess = outcome.verdicts.filter { !$0.isAA && $0.key.map { $0.arm != installedArm } ?? false }
         if !inProcess.isEmpty {
             text += "\nWithin one child (on the default executor unless marked):\n\n"
             var table = MarkdownTable(
@@ -321,7 +346,7 @@ enum ConcurrencyOnPool {
                 uniform: ["noise", "rounds"]
             )
             for row in inProcess {
-                let isInstalled = row.subject.hasSuffix("(\(installedSubject))")
+                let isInstalled = row.key?.comparison.hasSuffix("-\(installedArm)") ?? false
                 table.rows.append([
                     row.name + (isInstalled ? " (\(installedSubject))" : ""), row.formattedRatioAndInterval,
                     row.formattedVerdict, row.formattedThreshold, Report.rounds(row),

@@ -14,6 +14,8 @@ import Synchronization
 /// process) and reports nanoseconds per operation.
 enum ConcurrencyWorkloads {
     struct Workload: Sendable {
+        /// Its identifier in verdict keys (`VerdictKey.comparison` and `.arm`).
+        var id: String
         /// Stable name (the key that pairs the two processes' results).
         var name: String
         /// Operations per sample in the full mode (a quarter within a time budget, a tenth
@@ -32,21 +34,30 @@ enum ConcurrencyWorkloads {
     /// thousands of task objects (whose page faults would dominate).
     static let batchSize = 256
 
+    /// The identifier of the workload called `name`; a name that no workload has is a
+    /// programming error.
+    static func id(of name: String) -> String {
+        guard let workload = all.first(where: { $0.name == name }) else {
+            preconditionFailure("no Swift Concurrency workload is called \(name)")
+        }
+        return workload.id
+    }
+
     static let all: [Workload] = [
-        Workload(name: "Task {} (batches of 256)", iterations: 100_000, unit: "task") { n in
+        Workload(id: "task-batches", name: "Task {} (batches of 256)", iterations: 100_000, unit: "task") { n in
             for _ in 0..<max(1, n / batchSize) {
                 await Batch.run { batch in _Concurrency.Task { batch.done() } }
             }
         },
-        Workload(name: "Task {} (100,000 spawned at once)", iterations: 100_000, unit: "task", isFixedSize: true) { n in
+        Workload(id: "task-spawn-at-once", name: "Task {} (100,000 spawned at once)", iterations: 100_000, unit: "task", isFixedSize: true) { n in
             let counter = Counter()
             for _ in 0..<n { _Concurrency.Task { counter.add() } }
             while counter.value < n { await _Concurrency.Task.yield() }
         },
-        Workload(name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
+        Workload(id: "group-child", name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
             blackHole(await groupsOfAThousandChildren(n))
         },
-        Workload(name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
+        Workload(id: "async-let", name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
             var sum = 0
             for i in 0..<n {
                 async let a = i
@@ -55,7 +66,7 @@ enum ConcurrencyWorkloads {
             }
             blackHole(sum)
         },
-        Workload(name: "Task { } + await value (round trip)", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "round-trip", name: "Task { } + await value (round trip)", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await _Concurrency.Task { i }.value }
             blackHole(sum)
@@ -63,37 +74,37 @@ enum ConcurrencyWorkloads {
         // The floor under Bolts' `value`: a value that a `Task {}` hands its awaiter through a
         // continuation, with no Bolts task; then the same inside a cancellation handler, which
         // `value` needs to return at once when the awaiting task is cancelled.
-        Workload(name: "a Task {} resumes a continuation (no Bolts task)", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "continuation-resume", name: "a Task {} resumes a continuation (no Bolts task)", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await handedOverByATask(i) }
             blackHole(sum)
         },
-        Workload(name: "the same inside withTaskCancellationHandler", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "continuation-resume-cancellation-handler", name: "the same inside withTaskCancellationHandler", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await withTaskCancellationHandler { await handedOverByATask(i) } onCancel: {} }
             blackHole(sum)
         },
-        Workload(name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
+        Workload(id: "actor-ping-pong", name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
             let ping = Ping(pong: Pong())
             blackHole(await ping.run(n))
         },
-        Workload(name: "actor on a SerialPoolExecutor, called from a task", iterations: 100_000, unit: "call") { n in
+        Workload(id: "serial-pool-actor", name: "actor on a SerialPoolExecutor, called from a task", iterations: 100_000, unit: "call") { n in
             let actor = PoolActor(executor: SerialPoolExecutor(pool: .shared))
             var sum = 0
             for _ in 0..<n { sum &+= await actor.next() }
             blackHole(sum)
         },
-        Workload(name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
+        Workload(id: "preferred-task-batches", name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
             await preferredPoolBatches(n)
         },
-        Workload(name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", iterations: 100_000, unit: "task") {
+        Workload(id: "preferred-task-batches-from-pool", name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", iterations: 100_000, unit: "task") {
             n in
             await withTaskExecutorPreference(ThreadPool.shared) { await preferredPoolBatches(n) }
         },
-        Workload(name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
+        Workload(id: "preferred-group-child", name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
             blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
         },
-        Workload(name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
+        Workload(id: "preferred-round-trip-from-pool", name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
             n in
             let pool = ThreadPool.shared
             let sum = await withTaskExecutorPreference(pool) {
@@ -103,7 +114,7 @@ enum ConcurrencyWorkloads {
             }
             blackHole(sum)
         },
-        Workload(name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") {
+        Workload(id: "preferred-round-trip-from-global", name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
             blackHole(await preferredRoundTrips(n, ThreadPool.shared))
         },
@@ -111,22 +122,22 @@ enum ConcurrencyWorkloads {
         // SwiftNIO's event loop as a task executor, and into an executor whose thread never
         // sleeps (never woken, at the price of a CPU). Neither makes the caller wait for the
         // hop, so the caller's resumption wakes a Dispatch thread whenever it suspended first.
-        Workload(name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
+        Workload(id: "preferred-event-loop-round-trip", name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
             blackHole(await preferredRoundTrips(n, EventLoopTaskExecutor.shared))
         },
-        Workload(name: "round trip through a preferred executor that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") {
+        Workload(id: "preferred-spinning-executor-round-trip", name: "round trip through a preferred executor that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") {
             n in
             let executor = NeverSleepingExecutor()
             blackHole(await preferredRoundTrips(n, executor))
             executor.stop()
         },
-        Workload(name: "Bolts Task.execute(.pool) + try await value", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "bolts-execute-await", name: "Bolts Task.execute(.pool) + try await value", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= try await Task<Int>.execute(.pool(.shared)) { i }.value }
             blackHole(sum)
         },
-        Workload(name: "Bolts Task.fromAsync {} + try await value", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "bolts-from-async-await", name: "Bolts Task.fromAsync {} + try await value", iterations: 100_000, unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= try await Task<Int>.fromAsync { i }.value }
             blackHole(sum)

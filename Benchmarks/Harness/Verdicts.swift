@@ -170,18 +170,23 @@ enum Verdicts {
     }
 
     /// The subject's row and the A/A row together; the A/A's threshold judges the subject.
+    /// With `key`, the subject's row carries it, and the A/A row the same key with the
+    /// baseline as its arm.
     static func pair(
         section: Section,
         name: String,
         subject: String,
         peer: String,
         metric: Metric,
-        _ values: PairedValues
+        _ values: PairedValues,
+        key: VerdictKey? = nil
     ) -> (VerdictRow, VerdictRow?) {
-        let aaRow = aa(section: section, name: name, peer: peer, metric: metric, values)
+        var aaKey = key
+        aaKey?.arm = key?.baseline ?? ""
+        let aaRow = aa(section: section, name: name, peer: peer, metric: metric, values, key: aaKey)
         return (
             row(section: section, name: name, subject: subject, peer: peer, metric: metric, values,
-                threshold: aaRow?.noiseThreshold),
+                threshold: aaRow?.noiseThreshold, key: key),
             aaRow
         )
     }

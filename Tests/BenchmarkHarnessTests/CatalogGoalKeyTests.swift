@@ -4,8 +4,8 @@ import Testing
 
 @testable import Benchmarks
 
-/// The executor and task-operation goals find their rows among those the runner's verdict
-/// code makes for the catalog's comparisons (keyed by each comparison's and entry's identifier).
+/// The executor, task-operation and Swift Concurrency goals find their rows among those
+/// their sections' verdict code makes (keyed by each comparison's and arm's identifier).
 @Suite struct CatalogGoalKeyTests {
     /// The keys of the rows `PairedRounds.verdicts` makes for `comparisons`, as `Runner` calls it.
     private func keys(_ comparisons: [Comparison]) -> Set<VerdictKey> {
@@ -48,6 +48,26 @@ import Testing
         let goals = ExecutorsSection.goalList(producerCounts: producers, pacedProducerCounts: producers)
         #expect(goals.count == 3)
         expectRows(goals, in: keys(Catalog.executors(producerCounts: producers) + Catalog.handOffs(producerCounts: producers)))
+    }
+
+    @Test func everySwiftConcurrencyGoalFindsItsRows() {
+        let names = ConcurrencyWorkloads.all.map(\.name)
+        #expect(Set(ConcurrencyWorkloads.all.map(\.id)).count == names.count, "workload identifiers are unique")
+        func medians(_ round: Int, _ child: Int) -> [String: Double] {
+            Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, 100 + Double((round * 7 + child * 3 + $0) % 11)) })
+        }
+        let rounds = (0..<3).map { (first: medians($0, 0), second: medians($0, 1), installed: medians($0, 2)) }
+        let noise = (0..<3).map { _ in
+            RoundNoise(
+                seconds: 1, stealPercent: 0, otherProcessesCPUs: 0, cpuOverWall: 1,
+                involuntarySwitchesPerSecond: 0, loadAverage: 0, flags: [])
+        }
+        let rows = ConcurrencyOnPool.verdicts(rounds, noise)
+        #expect(rows.allSatisfy { $0.key != nil }, "every row is keyed")
+        let keys = Set(rows.compactMap(\.key))
+        #expect(keys.count == rows.count, "keys are unique")
+        #expect(ConcurrencyOnPool.goalList.count == 13)
+        expectRows(ConcurrencyOnPool.goalList, in: keys)
     }
 
     @Test func everyTaskOperationRatioGoalFindsItsRows() {
