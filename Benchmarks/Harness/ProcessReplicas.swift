@@ -135,8 +135,10 @@ enum ProcessReplicas {
         var thresholds: [String: Double] = [:]
         for template in first.sorted(by: { $0.isAA && !$1.isAA }) {
             let perProcess = children.compactMap { child in
-                child.verdicts.first {
-                    $0.isAA == template.isAA && $0.subject == template.subject && $0.metric == template.metric
+                child.verdicts.first { row in
+                    guard row.isAA == template.isAA else { return false }
+                    if let key = template.key { return row.key == key }
+                    return row.subject == template.subject && row.metric == template.metric
                 }
             }
             let means = perProcess.compactMap { row -> Double? in

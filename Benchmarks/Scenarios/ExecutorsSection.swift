@@ -76,14 +76,16 @@ final class ExecutorsSection: BenchmarkSection {
         if !handOffs.isEmpty {
             text += "\n## \(Catalog.handOffGroup)\n\n"
             text += Report.method("Executor hand-off latency, paced", []) + "\n### p99 hand-off latency\n\n"
-            text += producerMatrix(handOffs, metric: "p99 hand-off latency")
-            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: "round trip per job")
+            let (p99, roundTrip) = (Catalog.metrics(for: .paced)[0].metric.key, Catalog.metrics(for: .paced)[1].metric.key)
+            text += producerMatrix(handOffs, metric: p99)
+            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: roundTrip)
         }
         return text
     }
 
     /// Executors against Dispatch as a matrix: a row per executor (and the A/A), a column per
-    /// producer count, each cell "ratio [low, high] verdict"; `metric` picks one of several.
+    /// producer count, each cell "ratio [low, high] verdict"; `metric` (a `VerdictKey.metric`)
+    /// picks one of several. Rows are found by key: the arm is the executor's `ExecutorKind`.
     private static func producerMatrix(_ comparisons: [ComparisonResult], metric: String?) -> String {
         var table = MarkdownTable(
             headers: ["executor"] + comparisons.map { "P=\($0.producers ?? 0)" },
@@ -92,13 +94,13 @@ final class ExecutorsSection: BenchmarkSection {
         func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
         table.rows.append(
             ["noise threshold (A/A)"] + comparisons.map { comparison in
-                comparison.verdicts.first { $0.isAA && (metric == nil || $0.metric == metric) }?.formattedThreshold ?? "–"
+                comparison.verdicts.first { $0.isAA && (metric == nil || $0.key?.metric == metric) }?.formattedThreshold ?? "–"
             }
         )
         for kind in ExecutorKind.allCases where kind != .dispatchGlobal {
             let cells = comparisons.map { comparison in
                 comparison.verdicts.first {
-                    !$0.isAA && $0.subject.hasPrefix(kind.title + ":") && (metric == nil || $0.metric == metric)
+                    !$0.isAA && $0.key?.arm == kind.rawValue && (metric == nil || $0.key?.metric == metric)
                 }
             }
             guard cells.contains(where: { $0 != nil }) else { continue }
