@@ -52,11 +52,6 @@ struct ComparisonResult {
 
     /// What one operation is in this comparison ("op", "link", …).
     var unit: String { entries.first?.unit ?? "op" }
-
-    /// The verdict of the entry named `name` on `metric` (the first judged metric when nil).
-    func verdict(for name: String, metric: String? = nil) -> VerdictRow? {
-        verdicts.first { !$0.isAA && $0.subject == name && (metric == nil || $0.metric == metric) }
-    }
 }
 
 /// Runs the in-process comparisons: set-up, calibration (which warms up) and one more

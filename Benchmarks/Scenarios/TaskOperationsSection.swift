@@ -142,17 +142,32 @@ final class TaskOperationsSection: BenchmarkSection {
         ]
     }()
 
+    /// The rows the goals that need samples or exact counts read, as (comparison, arm)
+    /// identifiers of `VerdictKey`: the chain link and the single continuation (the Welch
+    /// interval), and the entries whose allocations are counted.
+    static let chainRow = ("chain", "BoltsPendingChainThenSet")
+    static let singleContinuationRow = ("promise-1-waiter", "BoltsSourceWithWaitersThenSet")
+    static let continueWithRow = ("continue-with-completed", "BoltsContinueWithOnCompleted")
+    static let eightWaitersRow = ("promise-8-waiters", "BoltsSourceWithWaitersThenSet")
+    static let noWaiterRow = ("promise-no-waiter", "BoltsSourceCreateAndSet")
+
     /// The product's goals for task operations: speed against SwiftNIO, and allocations per
     /// continuation (exact counts).
     static func goals(_ results: [ComparisonResult]) -> [GoalCheck] {
         var checks: [GoalCheck] = []
-        let ops = results.filter { $0.group == Catalog.taskOperationsGroup }
+        let ops = results.filter { $0.section == .taskOperations }
 
-        func find(_ operationPrefix: String, _ entryPrefix: String) -> (ComparisonResult, EntryResult)? {
-            for comparison in ops where comparison.operation.hasPrefix(operationPrefix) {
-                if let entry = comparison.entries.first(where: { $0.name.hasPrefix(entryPrefix) && !$0.samples.isEmpty }) {
-                    return (comparison, entry)
-                }
+        /// The comparison, entry and row of the arm `row` names, found by its key; nil when
+        /// the run has no such row or the entry no samples.
+        func find(_ row: (comparison: String, arm: String)) -> (ComparisonResult, EntryResult, VerdictRow)? {
+            for comparison in ops {
+                guard
+                    let verdict = comparison.verdicts.first(where: {
+                        !$0.isAA && $0.key?.comparison == row.comparison && $0.key?.arm == row.arm
+                    }),
+                    let entry = comparison.entries.first(where: { $0.name == verdict.subject && !$0.samples.isEmpty })
+                else { continue }
+                return (comparison, entry, verdict)
             }
             return nil
         }
@@ -161,18 +176,13 @@ final class TaskOperationsSection: BenchmarkSection {
         checks += ratioGoals.map { Goals.judge($0, in: rows) }
         // A chain link against Bolts' own promise + one continuation + complete: two
         // comparisons, so their rounds are not paired; Welch's interval on the two series.
-        if let (chainComparison, chain) = find("chain of", "Bolts"),
-            let (singleComparison, single) = find("promise + one waiting continuation", "Bolts"),
-            let chainRow = chainComparison.verdict(for: chain.name),
-            let singleRow = singleComparison.verdict(for: single.name)
-        {
+        if let (_, chain, chainRow) = find(chainRow), let (_, single, _) = find(singleContinuationRow) {
             let chainTimes = chain.samples.map { log($0.nanosecondsPerOperation) }
             let singleTimes = single.samples.map { log($0.nanosecondsPerOperation) }
             let estimate = PairedStatistics.unpairedEstimate(chainTimes, against: singleTimes)
             var row = chainRow
             row.ratio = estimate?.ratio
             row.interval95 = estimate.map { [$0.low, $0.high] }
-            _ = singleRow
             checks.append(
                 Goals.ratio(
                     "chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete (Welch interval, unpaired)",
@@ -186,7 +196,7 @@ final class TaskOperationsSection: BenchmarkSection {
         }
 
         // Allocations per continuation whose closure captures nothing: exact counts.
-        if let (_, entry) = find("continueWith on a completed task", "Bolts continueWith") {
+        if let (_, entry, _) = find(continueWithRow) {
             let allocations = entry.medianAllocationsPerOperation
             checks.append(
                 Goals.count(
@@ -196,8 +206,8 @@ final class TaskOperationsSection: BenchmarkSection {
                 )
             )
         }
-        if let (_, eight) = find("promise + 8 waiting continuations", "Bolts"),
-            let (_, bare) = find("promise create + complete", "Bolts"),
+        if let (_, eight, _) = find(eightWaitersRow),
+            let (_, bare, _) = find(noWaiterRow),
             let withWaiters = eight.medianAllocationsPerOperation, let base = bare.medianAllocationsPerOperation
         {
             let perContinuation = (withWaiters - base) / 8
@@ -210,7 +220,7 @@ final class TaskOperationsSection: BenchmarkSection {
                 )
             )
         }
-        if let (_, chain) = find("chain of", "Bolts"), let allocations = chain.medianAllocationsPerOperation {
+        if let (_, chain, _) = find(chainRow), let allocations = chain.medianAllocationsPerOperation {
             checks.append(
                 Goals.count(
                     "≤ 1 allocation per continuation (closure captures nothing): chain link",

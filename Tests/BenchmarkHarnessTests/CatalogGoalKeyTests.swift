@@ -78,6 +78,16 @@ import Testing
         for comparison in comparisons {
             #expect(Set(comparison.entries.map(\.id)).count == comparison.entries.count, "\(comparison.id): entry identifiers are unique")
         }
-        expectRows(TaskOperationsSection.ratioGoals, in: keys(comparisons))
+        let keys = keys(comparisons)
+        expectRows(TaskOperationsSection.ratioGoals, in: keys)
+        // The goals that read samples or allocation counts find their rows by (comparison, arm).
+        let rows = [
+            TaskOperationsSection.chainRow, TaskOperationsSection.singleContinuationRow,
+            TaskOperationsSection.continueWithRow, TaskOperationsSection.eightWaitersRow,
+            TaskOperationsSection.noWaiterRow,
+        ]
+        for (comparison, arm) in rows {
+            #expect(keys.contains { $0.comparison == comparison && $0.arm == arm }, "no row \(comparison) \(arm)")
+        }
     }
 }
