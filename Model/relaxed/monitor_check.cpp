@@ -42,14 +42,11 @@ static thread_state_t *shim_job_tls() { return &shim_job_tls_copies[rl::thread_i
 static struct bolts_pool_slot **shim_tl_slot();
 #define bolts__pool_tl_slot (*shim_tl_slot())
 #define tl_block_depth (*shim_tl_block_depth())
-#define tl_yield_after_job (*shim_tl_yield_after_job())
 #include "shim/pool_sources.h"
 static struct bolts_pool_slot *shim_tl_slot_copies[16];
 static uint32_t shim_tl_block_depth_copies[16];
-static bool shim_tl_yield_copies[16];
 static struct bolts_pool_slot **shim_tl_slot() { return &shim_tl_slot_copies[rl::thread_index()]; }
 static uint32_t *shim_tl_block_depth() { return &shim_tl_block_depth_copies[rl::thread_index()]; }
-static bool *shim_tl_yield_after_job() { return &shim_tl_yield_copies[rl::thread_index()]; }
 
 #include "shim/monitor_stubs.h"
 #include "pool_monitor.c"
@@ -58,7 +55,6 @@ static bool *shim_tl_yield_after_job() { return &shim_tl_yield_copies[rl::thread
 #undef close
 #undef bolts__pool_tl_slot
 #undef tl_block_depth
-#undef tl_yield_after_job
 
 /* ---- Allocators ------------------------------------------------------------------------- */
 void *bolts_pool_block_alloc(void) { return shim_alloc(BOLTS_POOL_BLOCK_SIZE, SHIM_POOL_BLOCK); }
@@ -98,7 +94,6 @@ static void reset_iteration(bool destroy) {
     memset(shim_job_tls_copies, 0, sizeof shim_job_tls_copies);
     memset(shim_tl_slot_copies, 0, sizeof shim_tl_slot_copies);
     memset(shim_tl_block_depth_copies, 0, sizeof shim_tl_block_depth_copies);
-    memset(shim_tl_yield_copies, 0, sizeof shim_tl_yield_copies);
 }
 
 /* The pool's static atomics (pool_spin.c, pool_hop.c), initialized where every thread sees

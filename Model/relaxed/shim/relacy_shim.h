@@ -35,7 +35,7 @@
  *   (where the check asks) fail the check.
  * - `_Thread_local`/`__thread`: a Relacy thread is a fiber of one OS thread, so per-thread
  *   variables that the protocols read (job.c's trampoline state, token.c's thread identity,
- *   the pool's worker slot, blocking depth and yield request) are given one copy per Relacy
+ *   the pool's worker slot and blocking depth) are given one copy per Relacy
  *   thread by the harness that includes the file; the rest (statistics, lazy RCU
  *   registration flags, task.c's await-spin counts, the pool's submission rotation,
  *   backpressure sampling and hop heuristic) stay shared: heuristics whose value only
