@@ -126,6 +126,14 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
     var withoutReference = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Child processes per comparison where the process is the unit (default: 4; 2 with --quick, 6 with --full).",
+            valueName: "n"
+        )
+    )
+    var processes: Int?
+
     @Option(help: .hidden)
     var child: ChildKind?
 
@@ -205,7 +213,7 @@ struct BenchmarksCommand: ParsableCommand {
     var sampleNanoseconds: UInt64 { quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000) }
 
     /// Child processes per comparison that runs in children (`ProcessReplicas`).
-    var executorProcesses: Int { quick ? 2 : (full ? 6 : 4) }
+    var executorProcesses: Int { processes ?? (quick ? 2 : (full ? 6 : 4)) }
 
     /// The options a comparison's child process needs to build the same comparisons.
     var comparisonChildArguments: [String] {
@@ -231,6 +239,7 @@ struct BenchmarksCommand: ParsableCommand {
         if let rounds, rounds < 2 { throw ValidationError("--rounds must be at least 2 (an interval needs two rounds)") }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
+        if let processes, processes < 2 { throw ValidationError("--processes must be at least 2 (an interval needs two)") }
         if let serverSeconds, serverSeconds < 1 { throw ValidationError("--server-seconds must be at least 1") }
         if let serverRounds, serverRounds < 1 { throw ValidationError("--server-rounds must be at least 1") }
         if !(cpuLimit >= 0) { throw ValidationError("--cpu-limit must be a number of CPUs, or 0 for none") }

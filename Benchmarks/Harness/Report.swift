@@ -67,18 +67,20 @@ enum Report {
     }
 
     /// What more rounds would decide: of the undecided rows, how many their present spread
-    /// would decide within twice and four times their rounds, and how many sit at the noise
-    /// threshold's edge; with the budget that would give the first group their rounds.
+    /// would decide within twice and four times their rounds (or processes, where the process
+    /// is the unit), and how many sit at the noise threshold's edge; with the options that
+    /// would give the first group their rounds.
     static func undecided(_ rows: [VerdictRow]) -> String {
         let open = rows.filter { !$0.undecidedHint.isEmpty }  // undecided, and projected or at the edge
         guard !open.isEmpty else { return "" }
-        let factors = open.compactMap { row in row.roundsToDecide.map { Double($0) / Double(max(row.rounds, 1)) } }
+        let factors = open.compactMap(\.decidingFactor)
         let within2 = factors.filter { $0 <= 2 }.count
         let within4 = factors.filter { $0 > 2 && $0 <= 4 }.count
         let edge = open.count - factors.count
         return "\nUndecided rows: \(open.count); at their present spread \(within2) would be decided within twice "
-            + "their rounds (about twice the `--budget`, or `--rounds` at the row's →n), \(within4) within four times, "
-            + "\(factors.count - within2 - within4) beyond that, \(edge) not within a thousand (→∞).\n"
+            + "their rounds (about twice the `--budget`, `--rounds` at the row's →n, `--processes` at its →np), "
+            + "\(within4) within four times, \(factors.count - within2 - within4) beyond that, \(edge) not within a "
+            + "thousand (→∞).\n"
     }
 
     /// A section's pointer to the part of `Benchmarks/METHODOLOGY.md` that says what its figures

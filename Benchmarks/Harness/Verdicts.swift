@@ -54,6 +54,9 @@ struct VerdictRow: Codable, Sendable {
     /// threshold), and where the process is the unit. Absent from reports saved before it
     /// existed.
     var roundsToDecide: Int? = nil
+    /// Where the process is the unit, the same projected over processes: how many processes'
+    /// mean log ratios, at their present mean and spread, would decide it (`--processes`).
+    var processesToDecide: Int? = nil
     /// The rounds' log ratios (subject better: positive), for comparisons with a baseline.
     var logRatios: [Double] = []
     /// Geometric means of the subject's and the peer's metric over the rounds, and its unit.
@@ -212,7 +215,7 @@ enum Verdicts {
 
     /// What the marks of a matrix cell mean.
     static let legend =
-        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds to decide)."
+        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds to decide, →np its processes)."
 }
 
 extension VerdictRow {
@@ -251,10 +254,18 @@ extension VerdictRow {
     }
 
     /// "→24" (rounds its present spread would decide it at), "→∞" (not within a thousand),
-    /// or nothing: no interval or no threshold to project, or the process is the unit
-    /// (`processes`; its interval narrows with processes, not rounds).
+    /// "→9p" or "→∞p" where the process is the unit (`processes`: its interval narrows with
+    /// processes, not rounds), or nothing: no interval or no threshold to project.
     var undecidedHint: String {
-        guard verdict == .undecided, estimate != nil, noiseThreshold?.isFinite == true, processes == nil else { return "" }
-        return roundsToDecide.map { "→\($0)" } ?? "→∞"
+        guard verdict == .undecided, estimate != nil, noiseThreshold?.isFinite == true else { return "" }
+        let unit = processes == nil ? "" : "p"
+        return ((processes == nil ? roundsToDecide : processesToDecide).map { "→\($0)" } ?? "→∞") + unit
+    }
+
+    /// How many times its present rounds (or processes) the projection asks for; nil when
+    /// none up to a thousand would decide it.
+    var decidingFactor: Double? {
+        guard let processes else { return roundsToDecide.map { Double($0) / Double(max(rounds, 1)) } }
+        return processesToDecide.map { Double($0) / Double(max(processes, 1)) }
     }
 }
