@@ -1,18 +1,9 @@
-import Bolts
-import CBenchmarkSupport
 import BenchmarkStatistics
-import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// The server scenario: a SwiftNIO HTTP/1.1 server (`FanOutHTTPServer`), wrk in another
-/// process, each request fanned out to CPU jobs by one peer. The server runs in this process
-/// (`InProcessServerHost`) or, one per peer, in child processes under a CPU quota
-/// (`QuotaChildrenHost`). Every configuration (fan-out × job size) runs every peer once per
-/// round, in an order drawn at random, so the peers share the machine's state; the ratios are
-/// to `DispatchGroup` in the same rounds.
+/// The server scenario: a SwiftNIO HTTP/1.1 server (`FanOutHTTPServer`) in this process
+/// (`InProcessServerHost`) or one per peer under a CPU quota (`QuotaChildrenHost`), loaded by
+/// wrk; each request is fanned out to CPU jobs by one peer. Each configuration (fan-out × job
+/// size) runs every peer once per round in a random order; the ratios are to `DispatchGroup`.
 struct ServerBenchmark {
     static let group = "Inside a server"
 
@@ -80,12 +71,11 @@ struct ServerBenchmark {
         return ServerPeer.allCases.filter { ($0 == .dispatchGroup && !withoutReference) || named.contains($0) }
     }
 
-    /// How the rounds of each configuration run: the budget they share, when they stop, and
-    /// the seed of their orders.
+    /// How the rounds of each configuration run: the budget they share, when they stop, each
+    /// configuration's weight in the budget, and the seed of their orders.
     struct Pacing {
         var budget: Budget
         var stopping: StoppingRule
-        /// The budget weight of each configuration.
         var weightPerConfiguration: Double
         var seed: UInt64
     }
@@ -99,10 +89,8 @@ struct ServerBenchmark {
         settings.cpus.map { "\(configuration.title), \($0.formattedCPUs) quota" } ?? configuration.title
     }
 
-    /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`):
-    /// each round runs every peer once and `DispatchGroup` (the reference) twice, in an order
-    /// drawn at random, one wrk run each; a configuration stops when every peer's requests/s
-    /// interval is narrower than the target or its share of the budget is spent.
+    /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`),
+    /// after one warm-up run per peer: each round runs every peer once and `DispatchGroup` twice.
     func run<Host: WrkHost>(
         host: Host, progress: Progress, watchdog: Watchdog, pacing: Pacing
     ) -> Outcome where Host.Arm == ServerPeer {
@@ -116,8 +104,7 @@ struct ServerBenchmark {
         let loadGenerator = WrkLoadGenerator(
             executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
         let configurations = configurations
-        // Warm-up: one short run of every peer, so no measured run pays for threads
-        // starting or caches filling.
+        // So that no measured run pays for threads starting or caches filling.
         for peer in peers {
             watchdog.beat("\(section.rawValue): warm-up of \(peer.shortTitle)")
             let draw = RoundDraw(arm: peer, isTwin: false, round: -1, label: "warm-up")
@@ -126,6 +113,8 @@ struct ServerBenchmark {
                 host.release(server)
             }
         }
+        // A filtered run without the reference has neither twin nor verdicts.
+        let reference: ServerPeer? = peers.contains(.dispatchGroup) ? .dispatchGroup : nil
         let scheduler = RoundScheduler(
             budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog
         )
@@ -133,7 +122,7 @@ struct ServerBenchmark {
             let load = WrkLoad<ServerPeer>(key: configuration.key, name: name(configuration), path: configuration.path)
             let (rounds, verdicts) = WrkRounds.run(
                 "\(section.rawValue): \(name(configuration))", host: host, loads: [load], arms: peers,
-                reference: Self.reference(among: peers), section: section, title: \.title, shortTitle: \.shortTitle,
+                reference: reference, section: section, title: \.title, shortTitle: \.shortTitle,
                 scheduler: scheduler, weight: pacing.weightPerConfiguration, settings: settings.wrk,
                 loadGenerator: loadGenerator
             )
@@ -148,12 +137,6 @@ struct ServerBenchmark {
         return outcome
     }
 
-    /// The reference of a server comparison: `DispatchGroup`, when it is among `peers` (a
-    /// filtered run without the reference has neither twin nor verdicts).
-    static func reference(among peers: [ServerPeer]) -> ServerPeer? {
-        peers.contains(.dispatchGroup) ? .dispatchGroup : nil
-    }
-
     /// The server's ratio goals as data, in the report's order.
     static func goalList(_ configurations: [Configuration]) -> [Goal] {
         func rows(_ peer: ServerPeer, _ metric: Metric) -> [GoalRow] {
@@ -165,40 +148,27 @@ struct ServerBenchmark {
                     beside: metric.lowerIsBetter ? nil : ("floor", floor))
             }
         }
-        let requests = WrkMetrics.requestsPerSecond
-        let cpu = WrkMetrics.cpuPerRequest
-        var goals: [Goal] = []
-        for peer in [ServerPeer.boltsTasks, .boltsExecuteAll] {
-            goals.append(
-                Goal(
-                    text: "server: \(peer.shortTitle) ≥ 1.0× DispatchGroup requests/s", rows: rows(peer, requests),
-                    bound: 1, isAtLeast: true))
-            goals.append(
-                Goal(
-                    text: "server: \(peer.shortTitle) ≤ 0.9× DispatchGroup CPU per request", rows: rows(peer, cpu),
-                    bound: 0.9, isAtLeast: false, inverts: true))
-        }
-        goals.append(
+        let (requests, cpu) = (WrkMetrics.requestsPerSecond, WrkMetrics.cpuPerRequest)
+        let bounds: [(ServerPeer, Metric, String, Double)] =
+            [ServerPeer.boltsTasks, .boltsExecuteAll].flatMap { peer in
+                [
+                    (peer, requests, "≥ 1.0× DispatchGroup requests/s", 1),
+                    (peer, cpu, "≤ 0.9× DispatchGroup CPU per request", 0.9),
+                ]
+            } + [(.boltsPool, requests, "≥ 1.25× DispatchGroup requests/s", 1.25)]
+            + [ServerPeer.boltsTasks, .boltsExecuteAll, .boltsPool].map {
+                ($0, WrkMetrics.p99Latency, "p99 ≤ DispatchGroup's", 1)
+            }
+        return bounds.map { peer, metric, text, bound in
             Goal(
-                text: "server: Bolts pool ≥ 1.25× DispatchGroup requests/s", rows: rows(.boltsPool, requests),
-                bound: 1.25, isAtLeast: true))
-        for peer in [ServerPeer.boltsTasks, .boltsExecuteAll, .boltsPool] {
-            goals.append(
-                Goal(
-                    text: "server: \(peer.shortTitle) p99 ≤ DispatchGroup's", rows: rows(peer, WrkMetrics.p99Latency),
-                    bound: 1, isAtLeast: false, inverts: true))
+                text: "server: \(peer.shortTitle) \(text)", rows: rows(peer, metric), bound: bound,
+                isAtLeast: !metric.lowerIsBetter, inverts: metric.lowerIsBetter)
         }
-        return goals
     }
 
-    /// The server's goals, judged on this run's intervals (`goalList`, then the maxima): in
-    /// every configuration, Bolts tasks
-    /// (and the fan-out API) serve at least DispatchGroup's requests/s with at most 0.9× its
-    /// CPU per request, the raw pool ≥ 1.25× its requests/s, each with p99 no worse; and no
-    /// Bolts request slower than 20 ms in any run (an observed maximum, not an estimate).
-    /// Beside each requests/s goal the report gives the floor's ratio (the jobs inline on the
-    /// event loop, no executor): where the floor itself is under a bound, no executor can
-    /// meet it.
+    /// The server's goals judged on this run: `goalList` on the intervals, then no Bolts request
+    /// slower than 20 ms in any run (an observed maximum). Beside each requests/s goal stands the
+    /// floor's ratio (the jobs inline on the loop): where the floor is under a bound, none meets it.
     static func goals(_ outcome: Outcome, configurations: [Configuration]) -> [GoalCheck] {
         var checks = goalList(configurations).map { Goals.judge($0, in: outcome.verdicts) }
         for peer in [ServerPeer.boltsTasks, .boltsExecuteAll, .boltsPool] {

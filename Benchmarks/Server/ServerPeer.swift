@@ -19,42 +19,32 @@ enum ServerPeer: String, CaseIterable, Codable, Sendable {
     case concurrencyTaskGroup = "concurrency-task-group"
     case inlineOnLoop = "inline"
 
-    /// The name in tables and the chart.
-    var title: String {
+    /// Its name in tables and the chart, a short label, and the style of its line in the chart.
+    private var names: (title: String, shortTitle: String, style: (color: String, width: Double, dashed: Bool)) {
         switch self {
-        case .boltsTasks: return "Bolts tasks: Task.execute(.pool) + whenAllResult + eventLoopFuture(on:)"
-        case .boltsExecuteAll: return "Bolts fan-out: Task.executeAll(.pool, count:) + eventLoopFuture(on:)"
-        case .boltsPool: return "Bolts pool: ThreadPool.execute + atomic join"
-        case .dispatchGroup: return "Dispatch: DispatchGroup on DispatchQueue.global()"
-        case .nioFutures: return "SwiftNIO: EventLoopGroup.next().submit + whenAllSucceed"
-        case .nioThreadPool: return "SwiftNIO: NIOThreadPool.runIfActive + whenAllSucceed"
-        case .concurrencyTaskGroup: return "Swift Concurrency: withTaskGroup in completeWithTask"
-        case .inlineOnLoop: return "inline on the event loop (the floor)"
+        case .boltsTasks:
+            ("Bolts tasks: Task.execute(.pool) + whenAllResult + eventLoopFuture(on:)", "Bolts tasks",
+             ("#d62728", 3.5, false))
+        case .boltsExecuteAll:
+            ("Bolts fan-out: Task.executeAll(.pool, count:) + eventLoopFuture(on:)", "Bolts executeAll",
+             ("#8c564b", 3, false))
+        case .boltsPool: ("Bolts pool: ThreadPool.execute + atomic join", "Bolts pool", ("#f28e2b", 2.5, false))
+        case .dispatchGroup:
+            ("Dispatch: DispatchGroup on DispatchQueue.global()", "DispatchGroup", ("#1f77b4", 3, false))
+        case .nioFutures:
+            ("SwiftNIO: EventLoopGroup.next().submit + whenAllSucceed", "NIO loop futures", ("#2ca02c", 2, false))
+        case .nioThreadPool:
+            ("SwiftNIO: NIOThreadPool.runIfActive + whenAllSucceed", "NIOThreadPool", ("#98df8a", 2, true))
+        case .concurrencyTaskGroup:
+            ("Swift Concurrency: withTaskGroup in completeWithTask", "Concurrency group", ("#9467bd", 2, false))
+        case .inlineOnLoop: ("inline on the event loop (the floor)", "inline on loop", ("#7f7f7f", 1.5, true))
         }
     }
 
-    /// A short label for the chart.
-    var shortTitle: String {
-        switch self {
-        case .boltsTasks: return "Bolts tasks"
-        case .boltsExecuteAll: return "Bolts executeAll"
-        case .boltsPool: return "Bolts pool"
-        case .dispatchGroup: return "DispatchGroup"
-        case .nioFutures: return "NIO loop futures"
-        case .nioThreadPool: return "NIOThreadPool"
-        case .concurrencyTaskGroup: return "Concurrency group"
-        case .inlineOnLoop: return "inline on loop"
-        }
-    }
-
-    var subject: Subject {
-        switch self {
-        case .boltsTasks, .boltsExecuteAll, .boltsPool: return .bolts
-        case .dispatchGroup: return .dispatch
-        case .nioFutures, .nioThreadPool, .inlineOnLoop: return .nio
-        case .concurrencyTaskGroup: return .concurrency
-        }
-    }
+    var title: String { names.title }
+    var shortTitle: String { names.shortTitle }
+    /// Its line in the latency chart (`ServerReport.chart`).
+    var chartStyle: (color: String, width: Double, dashed: Bool) { names.style }
 }
 
 /// The CPU work of one job: `rounds` steps of a xorshift generator, which the optimizer
@@ -118,7 +108,7 @@ final class ServerExecutors: Sendable {
         try? nioThreadPool.syncShutdownGracefully()
     }
 
-    /// Completes `promise` from the joined values of a Bolts handler.
+    /// Completes `promise` from the joined values of a handler (Bolts' or SwiftNIO's futures).
     private static func answer(_ result: Result<[UInt64], any Error>, _ promise: EventLoopPromise<Void>) {
         switch result {
         case .success(let values):
@@ -140,12 +130,8 @@ final class ServerExecutors: Sendable {
     ) {
         switch peer {
         case .boltsTasks:
-            var tasks: [BoltsTask<UInt64>] = []
-            tasks.reserveCapacity(fanOut)
-            for index in 0..<fanOut {
-                tasks.append(
-                    BoltsTask.execute(.pool(.shared)) { serverJobWork(rounds: rounds, seed: UInt64(index)) }
-                )
+            let tasks = (0..<fanOut).map { index in
+                BoltsTask.execute(.pool(.shared)) { serverJobWork(rounds: rounds, seed: UInt64(index)) }
             }
             BoltsTask.whenAllResult(tasks).eventLoopFuture(on: loop).whenComplete { Self.answer($0, promise) }
 
@@ -175,28 +161,16 @@ final class ServerExecutors: Sendable {
             dispatchGroup.notify(queue: queue) { promise.succeed(()) }
 
         case .nioFutures:
-            var futures: [EventLoopFuture<UInt64>] = []
-            futures.reserveCapacity(fanOut)
-            for index in 0..<fanOut {
-                futures.append(group.next().submit { serverJobWork(rounds: rounds, seed: UInt64(index)) })
+            let futures = (0..<fanOut).map { index in
+                group.next().submit { serverJobWork(rounds: rounds, seed: UInt64(index)) }
             }
-            EventLoopFuture.whenAllSucceed(futures, on: loop).whenComplete { result in
-                if case .success(let values) = result { bench_sink_u64(values.last ?? 0) }
-                promise.completeWith(result.map { _ in () })
-            }
+            EventLoopFuture.whenAllSucceed(futures, on: loop).whenComplete { Self.answer($0, promise) }
 
         case .nioThreadPool:
-            var futures: [EventLoopFuture<UInt64>] = []
-            futures.reserveCapacity(fanOut)
-            for index in 0..<fanOut {
-                futures.append(
-                    nioThreadPool.runIfActive(eventLoop: loop) { serverJobWork(rounds: rounds, seed: UInt64(index)) }
-                )
+            let futures = (0..<fanOut).map { index in
+                nioThreadPool.runIfActive(eventLoop: loop) { serverJobWork(rounds: rounds, seed: UInt64(index)) }
             }
-            EventLoopFuture.whenAllSucceed(futures, on: loop).whenComplete { result in
-                if case .success(let values) = result { bench_sink_u64(values.last ?? 0) }
-                promise.completeWith(result.map { _ in () })
-            }
+            EventLoopFuture.whenAllSucceed(futures, on: loop).whenComplete { Self.answer($0, promise) }
 
         case .concurrencyTaskGroup:
             promise.completeWithTask {

@@ -106,7 +106,7 @@ enum ServerReport {
                 title: configuration.title,
                 series: ServerPeer.allCases.compactMap { peer in
                     outcome.summary(peer, configuration.key).map { summary in
-                        let style = style(for: peer)
+                        let style = peer.chartStyle
                         return SVGChart.Series(
                             label: peer.title, color: style.color, width: style.width, dashed: style.dashed,
                             values: percentiles.map { summary[keyPath: $0.1] })
@@ -123,18 +123,5 @@ enum ServerReport {
                     + "\(settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))",
                 xLabels: percentiles.map(\.0), scale: .logMicroseconds, columns: 3, labelsAtEnds: false)
         )
-    }
-
-    private static func style(for peer: ServerPeer) -> (color: String, width: Double, dashed: Bool) {
-        switch peer {
-        case .boltsTasks: return ("#d62728", 3.5, false)
-        case .boltsExecuteAll: return ("#8c564b", 3, false)
-        case .boltsPool: return ("#f28e2b", 2.5, false)
-        case .dispatchGroup: return ("#1f77b4", 3, false)
-        case .nioFutures: return ("#2ca02c", 2, false)
-        case .nioThreadPool: return ("#98df8a", 2, true)
-        case .concurrencyTaskGroup: return ("#9467bd", 2, false)
-        case .inlineOnLoop: return ("#7f7f7f", 1.5, true)
-        }
     }
 }

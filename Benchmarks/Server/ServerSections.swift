@@ -23,7 +23,8 @@ final class ServerSection: BenchmarkSection {
 
     var listing: [String] {
         guard !server.peers.isEmpty else { return [] }
-        return ["\(ServerBenchmark.group): fan-outs \(server.settings.fanOuts), jobs of \(server.settings.jobNanoseconds) ns"]
+        let settings = server.settings
+        return ["\(ServerBenchmark.group): fan-outs \(settings.fanOuts), jobs of \(settings.jobNanoseconds) ns"]
             + server.peers.map { "  \($0 == .dispatchGroup ? "[reference] " : "")\($0.title)" }
     }
 
@@ -44,21 +45,13 @@ final class ServerSection: BenchmarkSection {
                 host: host, progress: context.progress, watchdog: context.watchdog,
                 pacing: .init(
                     budget: context.budget, stopping: stopping, weightPerConfiguration: Self.weightPerConfiguration,
-                    seed: context.seed &+ 2)
-            )
+                    seed: context.seed &+ 2))
         } catch {
             outcome.skipped = "the server could not start: \(error)"
             writeError("warning: \(outcome.skipped!)\n")
         }
         self.outcome = outcome
-        return SectionOutcome(
-            verdicts: outcome.verdicts,
-            noise: outcome.noise.flatMap { $0 },
-            goals: outcome.goals,
-            markdown: ServerReport.render(outcome),
-            json: [("server", outcome)],
-            charts: ["server": { machine in ServerReport.chart(outcome, machine: machine) }]
-        )
+        return outcome.sectionOutcome
     }
 }
 
@@ -117,8 +110,7 @@ final class ServerCPULimitSection: BenchmarkSection {
                     host: host, progress: context.progress, watchdog: context.watchdog,
                     pacing: .init(
                         budget: context.budget, stopping: stopping,
-                        weightPerConfiguration: Self.weightPerConfiguration, seed: context.seed &+ 3)
-                )
+                        weightPerConfiguration: Self.weightPerConfiguration, seed: context.seed &+ 3))
                 outcome.notes["cgroup"] = host.cgroupDescription
                 outcome.notes["poolThreads"] = Set(host.poolThreads).sorted().map(String.init).joined(separator: "/")
                 context.progress.log(verdicts: outcome.verdicts)
@@ -127,11 +119,18 @@ final class ServerCPULimitSection: BenchmarkSection {
                 writeError("warning: \(outcome.skipped!)\n")
             }
         }
+        return outcome.sectionOutcome
+    }
+}
+
+extension WrkOutcome where Arm == ServerPeer, Settings == ServerBenchmark.Settings {
+    /// A server section's outcome: its rows, noise, goals, report and JSON (under "server", or
+    /// "cpuLimit" under a quota), and the in-process server's latency chart.
+    var sectionOutcome: SectionOutcome {
+        let inProcess = settings.cpus == nil
         return SectionOutcome(
-            verdicts: outcome.verdicts,
-            noise: outcome.noise.flatMap { $0 },
-            markdown: ServerReport.render(outcome),
-            json: [("cpuLimit", outcome)]
-        )
+            verdicts: verdicts, noise: noise.flatMap { $0 }, goals: goals, markdown: ServerReport.render(self),
+            json: [(inProcess ? "server" : "cpuLimit", self)],
+            charts: inProcess ? ["server": { machine in ServerReport.chart(self, machine: machine) }] : [:])
     }
 }
