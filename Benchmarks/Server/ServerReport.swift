@@ -10,14 +10,14 @@ enum ServerReport {
         text += settings.cpus == nil ? ": SwiftNIO HTTP/1.1 under wrk\n\n" : ", under a CPU quota\n\n"
         if let skipped = outcome.skipped { return text + "Skipped: \(skipped).\n" }
         var parameters = [
-            "\(settings.eventLoops) event loops", "wrk \(settings.wrkThreads) thread, \(settings.connections) connections",
-            "\(settings.seconds)-second runs",
+            "\(settings.eventLoops) event loops",
+            "wrk \(settings.wrkThreads) thread, \(settings.connections) connections", "\(settings.seconds)-second runs",
         ]
         if let cpus = settings.cpus {
             parameters.append(
                 "a quota of \(cpus.formattedCPUs) per \(CPUQuotaCgroup.periodMicroseconds / 1_000) ms period "
                     + "(\(outcome.notes["cgroup"] ?? "cgroup"))")
-            if let pools = outcome.notes["poolThreads"] { parameters.append("`ThreadPool.shared` of \(pools) worker(s)") }
+            parameters += outcome.notes["poolThreads"].map { ["`ThreadPool.shared` of \($0) worker(s)"] } ?? []
         }
         text += Report.method(settings.cpus == nil ? "Inside a server" : "Under a CPU quota", parameters)
         text += Verdicts.legend + "\n"
@@ -56,24 +56,21 @@ enum ServerReport {
             + (summary.figures["throttledMillisecondsPerSecond"] ?? .nan).fixed(0)
     }
 
-    /// A table of verdict cells: a row per handler (and the A/A), a column per (configuration,
-    /// metric) of `columns`, each cell "ratio [low, high] verdict"; the first row gives
-    /// DispatchGroup's own medians. With `throttling`, a last column gives each handler's
-    /// throttling in the first column's configuration.
+    /// A grid's column: one metric in one configuration.
+    private typealias Column = (header: String, configuration: ServerBenchmark.Configuration, metric: Metric)
+
+    /// A table of verdict cells ("ratio [low, high] verdict"): a row per handler after
+    /// DispatchGroup's own medians and the A/A, a column per entry of `columns`. With
+    /// `throttling`, a last column gives each handler's throttling in the first configuration.
     private static func grid(
-        _ outcome: ServerBenchmark.Outcome,
-        _ columns: [(header: String, configuration: ServerBenchmark.Configuration, metric: Metric)],
-        throttling withThrottling: Bool = false
+        _ outcome: ServerBenchmark.Outcome, _ columns: [Column], throttling withThrottling: Bool = false
     ) -> String {
-        let section = outcome.settings.section
-        func row(_ peer: ServerPeer, _ column: (header: String, configuration: ServerBenchmark.Configuration, metric: Metric))
-            -> VerdictRow?
-        {
-            outcome.verdict(ServerBenchmark.Outcome.key(section, column.configuration.key, peer, .dispatchGroup, column.metric))
+        func row(_ peer: ServerPeer, _ column: Column) -> VerdictRow? {
+            let (section, key) = (outcome.settings.section, column.configuration.key)
+            return outcome.verdict(ServerBenchmark.Outcome.key(section, key, peer, .dispatchGroup, column.metric))
         }
         func throttled(_ peer: ServerPeer) -> [String] {
-            guard withThrottling, let first = columns.first else { return [] }
-            return [outcome.summary(peer, first.configuration.key).map(throttling) ?? "–"]
+            withThrottling ? [outcome.summary(peer, columns[0].configuration.key).map(throttling) ?? "–"] : []
         }
         var table = MarkdownTable(
             headers: ["handler"] + columns.map(\.header) + (withThrottling ? ["throttled periods, ms/s"] : []),
@@ -118,9 +115,9 @@ enum ServerReport {
             panels,
             .init(
                 title: "Request latency inside a SwiftNIO server under wrk (lower is better)",
-                subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) \(machine.build) · "
-                    + "\(settings.eventLoops) event loops, wrk \(settings.connections) connections · medians of "
-                    + "\(settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))",
+                subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) "
+                    + "\(machine.build) · \(settings.eventLoops) event loops, wrk \(settings.connections) connections · "
+                    + "medians of \(settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))",
                 xLabels: percentiles.map(\.0), scale: .logMicroseconds, columns: 3, labelsAtEnds: false)
         )
     }

@@ -1,13 +1,10 @@
 import BenchmarkStatistics
 import Foundation
 
-/// The layer every section that loads a server with wrk stands on: the in-process SwiftNIO
-/// server (`ServerBenchmark` with `InProcessServerHost`), its copies in child processes under a
-/// CPU quota (`QuotaChildrenHost`) and the framework servers (`FrameworkHost`). A section says
-/// where an arm's server comes from (a `WrkHost`) and which loads a measurement runs
-/// (`WrkLoad`); `WrkRounds.run` does the rest through the shared round loop (`RoundScheduler`):
-/// one `WrkDraw` per arm and round, each load's `WrkRun` with the server's CPU and counters over
-/// it, the verdicts on requests/s, CPU per request and p99, and a `WrkSummary` per arm and load.
+/// The layer of every section that loads a server with wrk (`ServerBenchmark`, `FrameworkHost`):
+/// a section says where an arm's server comes from (`WrkHost`) and which loads a draw runs
+/// (`WrkLoad`); `WrkRounds.run` runs the rounds (`RoundScheduler`) and judges requests/s, CPU
+/// per request and p99.
 
 /// How long each wrk run lasts and how wrk loads the server.
 struct WrkSettings: Codable {
@@ -30,8 +27,7 @@ protocol WrkServer {
     func reading() -> WrkReading?
 }
 
-/// Where a section's servers come from, one per arm: started for each measurement (a child per
-/// draw), once for the section (a child per arm), or one for every arm (in this process).
+/// Where a section's servers come from: a child per draw, a child per arm, or one for all arms.
 protocol WrkHost {
     /// An arm: its raw value is its identifier in verdict keys.
     associatedtype Arm: Hashable & Codable & RawRepresentable where Arm.RawValue == String
@@ -41,8 +37,7 @@ protocol WrkHost {
     func server(for draw: RoundDraw<Arm>) throws -> Server
     /// Before the loads of a draw (a warm-up): what the draw records of where its handlers run.
     func prepare(_ server: Server, _ draw: RoundDraw<Arm>) throws -> String?
-    /// After the loads of a draw that is not the reference's twin (no verdict reads a twin's):
-    /// the blocking-handler run, where the host has one.
+    /// After the loads of a draw that is not the reference's twin: the blocking-handler run, if any.
     func finish(_ server: Server, _ draw: RoundDraw<Arm>) throws -> BlockingRun?
     /// The draw is over (a child started for it stops).
     func release(_ server: Server)
@@ -74,7 +69,7 @@ struct WrkRun: Codable {
     var load: String
     var wrk: WrkLoadGenerator.Run
     var requestsPerSecond: Double
-    /// The server process's CPU (user + system, every thread) over the run ÷ requests.
+    /// The server's CPU (user + system, every thread) over the run ÷ requests.
     var cpuMicrosecondsPerRequest: Double
     /// The host's figures over the run (`WrkHost.figures`), by name.
     var figures: [String: Double] = [:]
@@ -118,7 +113,7 @@ struct WrkSummary<Arm: Codable & Equatable>: Codable {
     init?(arm: Arm, load: String, draws: [WrkDraw<Arm>]) {
         let runs = draws.filter { $0.arm == arm && !$0.isTwin }.compactMap { $0.run(load) }
         guard !runs.isEmpty else { return nil }
-        func middle(_ value: (WrkRun) -> Double) -> Double { median(runs.map(value)) ?? .nan }
+        func middle(_ value: (WrkRun) -> Double?) -> Double { median(runs.compactMap(value)) ?? .nan }
         self.arm = arm
         self.load = load
         rounds = runs.count
@@ -131,21 +126,15 @@ struct WrkSummary<Arm: Codable & Equatable>: Codable {
         max = runs.map(\.wrk.max).max()!
         errors = runs.reduce(0) { $0 + $1.errors }
         let names = Set(runs.flatMap(\.figures.keys))
-        figures = Dictionary(uniqueKeysWithValues: names.map { name in
-            (name, median(runs.compactMap { $0.figures[name] }) ?? .nan)
-        })
+        figures = Dictionary(uniqueKeysWithValues: names.map { name in (name, middle { $0.figures[name] }) })
     }
 
-    /// Its median of `metric` as a table shows it (`Double.formatted(unit:)`): "41,200/s",
-    /// "23.4 µs", "1.92 ms".
+    /// Its median of `metric` as a table shows it (`Double.formatted(unit:)`): "41,200/s", "23.4 µs".
     func formatted(_ metric: Metric) -> String {
-        let value: Double
-        switch metric.key {
-        case WrkMetrics.requestsPerSecond.key: value = requestsPerSecond
-        case WrkMetrics.cpuPerRequest.key: value = cpuMicrosecondsPerRequest
-        default: value = p99
-        }
-        return value.formatted(unit: metric.unit)
+        let medians = [
+            WrkMetrics.requestsPerSecond.key: requestsPerSecond, WrkMetrics.cpuPerRequest.key: cpuMicrosecondsPerRequest,
+        ]
+        return (medians[metric.key] ?? p99).formatted(unit: metric.unit)
     }
 }
 
@@ -191,10 +180,9 @@ enum WrkMetrics {
 
 /// The round loop of a wrk section.
 enum WrkRounds {
-    /// Runs one comparison of `arms` on `loads` in paired rounds: each draw takes `host`'s
-    /// server for its arm, prepares it, runs every load for `settings.seconds`, finishes and
-    /// releases it. The rounds stop on the widest requests/s interval of any load. Returns the
-    /// rounds and their verdicts on each load (`WrkMetrics.judged`).
+    /// Runs one comparison of `arms` on `loads` in paired rounds: each draw takes `host`'s server
+    /// for its arm, prepares it, runs every load, finishes and releases it; the rounds stop on
+    /// the widest requests/s interval of any load. Returns the rounds and their verdicts.
     static func run<Host: WrkHost>(
         _ name: String,
         host: Host,
@@ -229,8 +217,8 @@ enum WrkRounds {
         return (rounds, verdicts(rounds, loads: loads, section: section, title: title))
     }
 
-    /// Each load's verdicts on the rounds: every arm against the reference on requests/s, CPU per
-    /// request and p99, each metric with its A/A, keyed by the load's key and the arms' raw values.
+    /// Each load's verdicts: every arm against the reference on `WrkMetrics.judged`, with the A/A,
+    /// keyed by the load's key and the arms' raw values.
     static func verdicts<Arm: RawRepresentable & Hashable>(
         _ rounds: PairedRounds<Arm, WrkDraw<Arm>>, loads: [WrkLoad<Arm>], section: Section, title: (Arm) -> String
     ) -> [VerdictRow] where Arm.RawValue == String {
@@ -260,18 +248,13 @@ enum WrkRounds {
             let wrk = try generator.run(url: server.url(load.path(draw.arm)), seconds: settings.seconds)
             guard let after = server.reading() else { throw gone }
             let requests = Double(max(wrk.requests, 1))
-            let change = after.counters.reduce(into: [String: Double]()) { change, counter in
-                change[counter.key] = counter.value - (before.counters[counter.key] ?? 0)
-            }
+            let change = Dictionary(
+                uniqueKeysWithValues: after.counters.map { ($0.key, $0.value - (before.counters[$0.key] ?? 0)) })
             runs.append(
                 WrkRun(
-                    load: load.key,
-                    wrk: wrk,
-                    requestsPerSecond: Double(wrk.requests) / wrk.seconds,
+                    load: load.key, wrk: wrk, requestsPerSecond: Double(wrk.requests) / wrk.seconds,
                     cpuMicrosecondsPerRequest: (after.cpuMicroseconds - before.cpuMicroseconds) / requests,
-                    figures: host.figures(change, requests: requests, seconds: wrk.seconds)
-                )
-            )
+                    figures: host.figures(change, requests: requests, seconds: wrk.seconds)))
         }
         let blocking = draw.isTwin ? nil : try host.finish(server, draw)
         return WrkDraw(
@@ -290,8 +273,7 @@ enum WrkRounds {
 }
 
 extension WrkOutcome where Arm: RawRepresentable, Arm.RawValue == String {
-    /// The key of `arm` against `baseline` on `metric` for `load` in `section`; the A/A's when
-    /// the two are the same arm.
+    /// The key of `arm` against `baseline` on `metric` for `load` (the A/A's when they are the same).
     static func key(_ section: Section, _ load: String, _ arm: Arm, _ baseline: Arm, _ metric: Metric) -> VerdictKey {
         VerdictKey(section: section, comparison: load, arm: arm.rawValue, baseline: baseline.rawValue, metric: metric.key)
     }
