@@ -1,26 +1,21 @@
 import Bolts
 import Foundation
-import NIOCore
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The server of the CPU-limit variant, in a child process of the benchmark that the parent
-/// has placed in a cgroup with a CPU quota (`CPUQuotaCgroup`).
-///
-/// The protocol, one line at a time: the child waits for `start` on its standard input (the
-/// parent writes its pid into the cgroup first, so the pools that size themselves from the
-/// quota, `ThreadPool.shared` and `NIOThreadPool`'s `System.coreCount`, see it); it starts
-/// `FanOutHTTPServer` with the scenario's settings and prints `port <port> pool <workers>`;
-/// it serves until its standard input closes or reads `stop`, then shuts the server down and
-/// exits 0. If the parent dies, the pipe closes and the child ends too.
+/// The server of the CPU-limit variant, in a child process that the parent has placed in a
+/// cgroup with a CPU quota (`CPUQuotaCgroup`). One line at a time: the child waits for `start`
+/// (so that `ThreadPool.shared` and `NIOThreadPool`, which size themselves from the quota, see
+/// the cgroup), starts `FanOutHTTPServer`, prints `port <port> pool <workers>` and serves until
+/// its standard input reads `stop` or closes (as when the parent dies), then exits 0.
 final class CPULimitedServerChild {
-    let process: Process
+    private let process: Process
+    private let input: Pipe
     let port: Int
     /// `ThreadPool.shared.threadCount` in the child.
     let poolThreads: Int
-    private let input: Pipe
 
     var pid: pid_t { process.processIdentifier }
 
@@ -61,10 +56,10 @@ final class CPULimitedServerChild {
                 guard !chunk.isEmpty else { throw BenchmarkChildFailed(description: "the CPU-limited server exited") }
                 line += chunk
             }
-            let fields = String(decoding: line, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            let text = String(decoding: line, as: UTF8.self)
+            let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
             guard fields.count == 4, fields[0] == "port", let port = Int(fields[1]), let pool = Int(fields[3]) else {
-                throw BenchmarkChildFailed(
-                    description: "the CPU-limited server said \(String(decoding: line, as: UTF8.self))")
+                throw BenchmarkChildFailed(description: "the CPU-limited server said \(text)")
             }
             self.port = port
             poolThreads = pool

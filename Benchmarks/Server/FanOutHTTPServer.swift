@@ -4,17 +4,14 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A SwiftNIO HTTP/1.1 server on 127.0.0.1 (keep-alive, `eventLoops` loops) whose one
-/// route fans each request out to CPU jobs and answers when they have all run:
-///
-///     GET /<peer>?fan=<jobs>&rounds=<work per job>
-///
-/// `<peer>` is a `ServerPeer` raw value; the answer is `200 ok`, or `400` with a reason
-/// for a request it cannot parse (so a mistyped URL fails the run instead of measuring
-/// nothing).
+/// A SwiftNIO HTTP/1.1 server on 127.0.0.1 (keep-alive, `eventLoops` loops) whose one route,
+/// `GET /<peer>?fan=<jobs>&rounds=<work per job>` (`<peer>` a `ServerPeer` raw value), fans each
+/// request out to CPU jobs and answers `200 ok` when they have all run, or `400` with a reason
+/// for a request it cannot parse (so a mistyped URL fails the run instead of measuring nothing).
 final class FanOutHTTPServer: Sendable {
-    let group: MultiThreadedEventLoopGroup
-    let executors: ServerExecutors
+    private let group: MultiThreadedEventLoopGroup
+    private let executors: ServerExecutors
+    private let counters: Counters
     private let channel: any Channel
 
     var port: Int { channel.localAddress?.port ?? 0 }
@@ -30,9 +27,7 @@ final class FanOutHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(
-                        FanOutHandler(executors: executors, counters: counters)
-                    )
+                    try channel.pipeline.syncOperations.addHandler(FanOutHandler(executors: executors, counters: counters))
                 }
             }
         do {
@@ -47,8 +42,6 @@ final class FanOutHTTPServer: Sendable {
         self.counters = counters
     }
 
-    private let counters: Counters
-
     /// Requests answered so far (200) and failed.
     var counts: (answered: Int, failed: Int) {
         (counters.answered.load(ordering: .relaxed), counters.failed.load(ordering: .relaxed))
@@ -60,6 +53,7 @@ final class FanOutHTTPServer: Sendable {
         try? group.syncShutdownGracefully()
     }
 
+    /// Requests answered (200) and failed, counted on the event loops.
     final class Counters: Sendable {
         let answered = Atomic<Int>(0)
         let failed = Atomic<Int>(0)
@@ -71,8 +65,8 @@ private final class FanOutHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let executors: ServerExecutors
-    private let counters: FanOutHTTPServer.Counters
+    let executors: ServerExecutors
+    let counters: FanOutHTTPServer.Counters
     private var pending: Result<(ServerPeer, Int, Int), ParseError>?
     private var keepAlive = true
 
@@ -122,7 +116,8 @@ private final class FanOutHandler: ChannelInboundHandler {
         headers.add(name: "Content-Length", value: String(body.utf8.count))
         headers.add(name: "Content-Type", value: "text/plain")
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
         var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
         buffer.writeString(body)
         context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
@@ -140,15 +135,13 @@ private final class FanOutHandler: ChannelInboundHandler {
         }
         var fanOut: Int?
         var rounds: Int?
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&") {
-                let keyValue = pair.split(separator: "=", maxSplits: 1)
-                guard keyValue.count == 2, let value = Int(keyValue[1]), value >= 0 else { continue }
-                if keyValue[0] == "fan" { fanOut = value }
-                if keyValue[0] == "rounds" { rounds = value }
-            }
+        for pair in parts.count == 2 ? parts[1].split(separator: "&") : [] {
+            let keyValue = pair.split(separator: "=", maxSplits: 1)
+            guard keyValue.count == 2, let value = Int(keyValue[1]), value >= 0 else { continue }
+            if keyValue[0] == "fan" { fanOut = value }
+            if keyValue[0] == "rounds" { rounds = value }
         }
-        guard let fanOut, fanOut >= 1, fanOut <= 4096, let rounds else {
+        guard let fanOut, (1...4096).contains(fanOut), let rounds else {
             return .failure(ParseError(reason: "need fan=1...4096 and rounds=N in \(uri)"))
         }
         return .success((peer, fanOut, rounds))

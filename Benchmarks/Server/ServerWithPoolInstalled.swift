@@ -1,11 +1,9 @@
 import Bolts
 import Foundation
 
-/// The server scenario's Swift Concurrency handler with `ThreadPool.shared` installed as
-/// the global executor: the same server, handler and load, in a child process of the
-/// benchmark (installing is process-wide and must come first), with `DispatchGroup` run
-/// in that process too as its reference. The main process's own run of the handler, on
-/// Swift's default executor, is the other half of the comparison.
+/// The server scenario's Swift Concurrency handler with `ThreadPool.shared` installed as the
+/// global executor (process-wide, so in a child process), with `DispatchGroup` as its reference
+/// there; the main run's handler on Swift's default executor is the other half of the comparison.
 enum ServerWithPoolInstalled {
     static let peers: [ServerPeer] = [.dispatchGroup, .concurrencyTaskGroup]
 
@@ -18,20 +16,15 @@ enum ServerWithPoolInstalled {
         }
         let progress = Progress(budget: nil)
         let host = try InProcessServerHost(eventLoops: settings.eventLoops)
+        let stopping = StoppingRule(minimumRounds: settings.rounds, maximumRounds: settings.rounds)
         let outcome = ServerBenchmark(settings: settings, peers: peers).run(
-            host: host, progress: progress,
-            watchdog: Watchdog(limitSeconds: 300),
+            host: host, progress: progress, watchdog: Watchdog(limitSeconds: 300),
             pacing: .init(
-                budget: Budget(seconds: nil, totalWeight: 1),
-                stopping: StoppingRule(minimumRounds: settings.rounds, maximumRounds: settings.rounds),
-                weightPerConfiguration: 1,
-                seed: UInt64(settings.rounds)
-            )
-        )
+                budget: Budget(seconds: nil, totalWeight: 1), stopping: stopping, weightPerConfiguration: 1,
+                seed: UInt64(settings.rounds)))
         host.shutdown()
         progress.finish()
-        let data = try JSONEncoder().encode(outcome)
-        print(String(decoding: data, as: UTF8.self))
+        print(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
         exit(0)
     }
 
@@ -50,32 +43,28 @@ enum ServerWithPoolInstalled {
         text += Report.method("With the pool installed", ["ratios to the `DispatchGroup` of the same process"]) + "\n"
         text += "| configuration | handler | req/s | ratio | CPU µs/req | ratio | p50 ms | p99 ms | ratio | max ms |\n"
         text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        let inMain = main.map { main in
+            [ServerPeer.concurrencyTaskGroup, .dispatchGroup].map { ("\($0.shortTitle), default executor (main run)", $0, main) }
+        }
+        let rows = (inMain ?? []) + peers.map { peer in
+            ("\(peer.shortTitle), \(peer == .dispatchGroup ? "in the child" : "pool installed")", peer, installed)
+        }
         for configuration in installed.settings.configurations(rounds: { _ in 0 }) {
             // Matched by fan-out and job size: the rounds of xorshift per job are calibrated
             // in each process and may differ by a little.
-            var rows: [(String, WrkSummary<ServerPeer>, reference: WrkSummary<ServerPeer>?)] = []
-            if let main {
-                for peer in [ServerPeer.concurrencyTaskGroup, .dispatchGroup] {
-                    guard let summary = main.summary(peer, configuration.key) else { continue }
-                    rows.append(
-                        ("\(peer.shortTitle), default executor (main run)", summary,
-                         main.summary(.dispatchGroup, configuration.key)))
-                }
-            }
-            for peer in peers {
-                guard let summary = installed.summary(peer, configuration.key) else { continue }
-                let place = peer == .dispatchGroup ? "in the child" : "pool installed"
-                rows.append(("\(peer.shortTitle), \(place)", summary, installed.summary(.dispatchGroup, configuration.key)))
-            }
-            for (name, peer, reference) in rows {
+            for (name, peer, outcome) in rows {
+                guard let summary = outcome.summary(peer, configuration.key) else { continue }
+                let reference = outcome.summary(.dispatchGroup, configuration.key)
                 func ratio(_ value: KeyPath<WrkSummary<ServerPeer>, Double>) -> String {
-                    reference.map { (peer[keyPath: value] / $0[keyPath: value]).formattedRatio } ?? "–"
+                    reference.map { (summary[keyPath: value] / $0[keyPath: value]).formattedRatio } ?? "–"
                 }
-                text += "| \(configuration.title) | \(name) | \(peer.requestsPerSecond.formattedPlain) | "
-                text += "\(ratio(\.requestsPerSecond)) | \(peer.cpuMicrosecondsPerRequest.formattedPlain) | "
-                text += "\(ratio(\.cpuMicrosecondsPerRequest)) | \((peer.p50 / 1_000).formattedMilliseconds) | "
-                text += "\((peer.p99 / 1_000).formattedMilliseconds) | \(ratio(\.p99)) | "
-                text += "\((peer.max / 1_000).formattedMilliseconds) |\n"
+                let cells = [
+                    configuration.title, name, summary.requestsPerSecond.formattedPlain, ratio(\.requestsPerSecond),
+                    summary.cpuMicrosecondsPerRequest.formattedPlain, ratio(\.cpuMicrosecondsPerRequest),
+                    (summary.p50 / 1_000).formattedMilliseconds, (summary.p99 / 1_000).formattedMilliseconds,
+                    ratio(\.p99), (summary.max / 1_000).formattedMilliseconds,
+                ]
+                text += "| " + cells.joined(separator: " | ") + " |\n"
             }
         }
         return text

@@ -20,7 +20,8 @@ final class ServerWithPoolInstalledSection: BenchmarkSection {
 
     func run(_ context: SectionContext) -> SectionOutcome? {
         guard isWanted, server.outcome?.skipped == nil else { return nil }
-        context.progress.update("\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
+        context.progress.update(
+            "\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
         let installed: ServerBenchmark.Outcome
         do {
             installed = try ServerWithPoolInstalled.run(arguments: childArguments, watchdog: context.watchdog)
