@@ -9,15 +9,24 @@ import Foundation
 /// cgroup with a CPU quota (`CPUQuotaCgroup`). One line at a time: the child waits for `start`
 /// (so that `ThreadPool.shared` and `NIOThreadPool`, which size themselves from the quota, see
 /// the cgroup), starts `FanOutHTTPServer`, prints `port <port> pool <workers>` and serves until
-/// its standard input reads `stop` or closes (as when the parent dies), then exits 0.
-final class CPULimitedServerChild {
+/// its standard input reads `stop` or closes (as when the parent dies), then exits 0. Its costs
+/// are its CPU time (`/proc/<pid>/stat`) and its cgroup's throttling (`cpu.stat`).
+final class CPULimitedServerChild: WrkServer {
     private let process: Process
     private let input: Pipe
+    private let cgroup: CPUQuotaCgroup
     let port: Int
     /// `ThreadPool.shared.threadCount` in the child.
     let poolThreads: Int
 
-    var pid: pid_t { process.processIdentifier }
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+
+    func reading() -> WrkReading? {
+        guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: process.processIdentifier) else {
+            return nil
+        }
+        return WrkReading(cpuMicroseconds: cpu, counters: counters)
+    }
 
     /// The child's main.
     static func runChild(settings: ServerBenchmark.Settings) -> Never {
@@ -43,6 +52,7 @@ final class CPULimitedServerChild {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ChildKind.serverUnderCPULimit.arguments + arguments
         input = Pipe()
+        self.cgroup = cgroup
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output

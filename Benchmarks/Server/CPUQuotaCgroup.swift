@@ -5,15 +5,12 @@ import Foundation
     import Glibc
 #endif
 
-/// A cgroup with a CPU quota that the benchmark makes below its own cgroup (in the hierarchy
-/// with the `cpu` controller, as `CgroupCPULimit` finds it), puts one child process in, reads
-/// the throttling of, and removes. Only root may make one, and only where the controller is
-/// writable: cgroup v1 (`cpu.cfs_quota_us`, `cpu.cfs_period_us`), or v2 (`cpu.max`) when this
-/// process's cgroup already hands the `cpu` controller down to its children (the benchmark
-/// never turns it on there, a change it would leave behind).
-///
-/// Not thread-safe: one thread makes, uses and removes it.
-final class CPUQuotaCgroup {
+/// A cgroup with a CPU quota below the benchmark's own (in the `cpu` hierarchy `CgroupCPULimit`
+/// finds), holding one child process; made, read for throttling and removed by one thread.
+/// Needs root and a writable controller: v1 (`cpu.cfs_quota_us`), or v2 (`cpu.max`) where this
+/// process's cgroup already hands `cpu` down (the benchmark never turns it on, a change it would
+/// leave behind).
+struct CPUQuotaCgroup {
     let directory: String
     let version: CgroupCPULimit.Version
 
@@ -23,16 +20,15 @@ final class CPUQuotaCgroup {
     /// Why a cgroup cannot be made, or a cgroup file could not be written.
     struct Failure: Error, CustomStringConvertible {
         let description: String
+
+        /// `action` failed with the current `errno`.
+        static func errno(_ action: String) -> Failure {
+            Failure(description: "\(action): \(String(cString: strerror(Glibc.errno)))")
+        }
     }
 
-    private init(directory: String, version: CgroupCPULimit.Version) {
-        self.directory = directory
-        self.version = version
-    }
-
-    /// The hierarchy to make cgroups in, if this process may (it is root and a probe cgroup
-    /// with a quota was made and removed), or why not. v1 first: on a hybrid system the `cpu`
-    /// controller is there, not in the unified hierarchy.
+    /// The hierarchy to make cgroups in (where a probe cgroup with a quota was made and removed),
+    /// or why there is none. v1 first: on a hybrid system the `cpu` controller is there.
     static func probe() -> Result<CgroupCPULimit.Hierarchy, Failure> {
         guard geteuid() == 0 else { return .failure(Failure(description: "the benchmark is not running as root")) }
         let hierarchies = CgroupCPULimit.hierarchies().sorted { $0.version == .v1 && $1.version == .v2 }
@@ -51,8 +47,7 @@ final class CPUQuotaCgroup {
         return .failure(Failure(description: reasons.joined(separator: "; ")))
     }
 
-    /// Removes the cgroups that an earlier run left behind when it was killed before it could
-    /// (its children end when their standard input closes, so the cgroups are empty by then).
+    /// Removes the cgroups of earlier runs that were killed (their children have ended since).
     private static func removeLeftovers(in hierarchy: CgroupCPULimit.Hierarchy) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: hierarchy.directory) else { return }
         for name in names where name.hasPrefix("bolts-bench-") {
@@ -73,9 +68,7 @@ final class CPUQuotaCgroup {
             }
         }
         let directory = parent + "/bolts-bench-\(getpid())-\(name)"
-        guard mkdir(directory, 0o755) == 0 else {
-            throw Failure(description: "mkdir \(directory): \(String(cString: strerror(errno)))")
-        }
+        guard mkdir(directory, 0o755) == 0 else { throw Failure.errno("mkdir \(directory)") }
         let cgroup = CPUQuotaCgroup(directory: directory, version: hierarchy.version)
         let quota = max(1_000, Int((cpus * Double(periodMicroseconds)).rounded()))
         do {
@@ -94,26 +87,21 @@ final class CPUQuotaCgroup {
     }
 
     /// Moves the process `pid` (every one of its threads) into this cgroup.
-    func add(pid: pid_t) throws {
-        try write("cgroup.procs", "\(pid)")
-    }
+    func add(pid: pid_t) throws { try write("cgroup.procs", "\(pid)") }
 
-    /// Removes the cgroup, which must be empty (its process exited and was waited for); it
-    /// retries for a moment, as the kernel may still be releasing a task that just exited.
-    /// Returns why it could not, or nil.
+    /// Removes the empty cgroup, retrying for a moment while the kernel releases a task that just
+    /// exited; returns why it could not, or nil.
     func remove() -> Failure? {
         for _ in 0..<50 {
             if rmdir(directory) == 0 || errno == ENOENT { return nil }
             guard errno == EBUSY else { break }
             usleep(20_000)
         }
-        return Failure(description: "rmdir \(directory): \(String(cString: strerror(errno)))")
+        return Failure.errno("rmdir \(directory)")
     }
 
-    /// The cgroup's throttling counters so far, from `cpu.stat`, or nil if it cannot be read:
-    /// `periods` (scheduler periods in which it ran), `throttledPeriods` (those in which it used
-    /// up its quota and was stopped) and `throttledNanoseconds` (how long its tasks were kept off
-    /// the CPU by that).
+    /// The throttling counters in `cpu.stat` so far (nil if unreadable): `periods` it ran in,
+    /// `throttledPeriods` (it used up its quota) and `throttledNanoseconds` kept off the CPU.
     func throttling() -> [String: Double]? {
         guard let text = try? String(contentsOfFile: directory + "/cpu.stat", encoding: .utf8) else { return nil }
         var values: [Substring: Double] = [:]
@@ -131,11 +119,11 @@ final class CPUQuotaCgroup {
     private func write(_ file: String, _ text: String) throws {
         let path = directory + "/" + file
         let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Failure(description: "open \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure.errno("open \(path)") }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         guard Glibc.write(fd, bytes, bytes.count) == bytes.count else {
-            throw Failure(description: "write \(text) to \(path): \(String(cString: strerror(errno)))")
+            throw Failure.errno("write \(text) to \(path)")
         }
     }
 }

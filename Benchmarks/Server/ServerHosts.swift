@@ -6,9 +6,9 @@ import Foundation
     import Glibc
 #endif
 
-/// The server scenario's host in this process: one `FanOutHTTPServer` serves every handler
-/// (each on a path of its own), and its costs are this process's: CPU time, allocations,
-/// context switches, parks of `ThreadPool.shared`'s workers and the requests it answered.
+/// The server scenario's host in this process: one `FanOutHTTPServer` serves every handler (each
+/// on its own path); its costs are this process's CPU time, allocations, context switches, parks
+/// of `ThreadPool.shared`'s workers and the requests it answered.
 final class InProcessServerHost: WrkHost, WrkServer {
     private let server: FanOutHTTPServer
 
@@ -34,9 +34,8 @@ final class InProcessServerHost: WrkHost, WrkServer {
         )
     }
 
-    /// Allocations, context switches (voluntary and involuntary, every thread) and the pool's
-    /// parks per request (every handler's run counts the parks: idle workers show as parks);
-    /// the server's own count of requests answered 200 and failed, as they are.
+    /// Allocations, context switches and the pool's parks (idle workers park in every handler's
+    /// run) per request; the server's counts of requests answered and failed as they are.
     func figures(_ change: [String: Double], requests: Double, seconds: Double) -> [String: Double] {
         change.reduce(into: [:]) { figures, counter in
             let isCount = counter.key == "answered" || counter.key == "failed"
@@ -45,32 +44,17 @@ final class InProcessServerHost: WrkHost, WrkServer {
     }
 }
 
-/// The server scenario's host under a CPU quota: each handler's server in a child process of its
-/// own (`CPULimitedServerChild`), placed in a cgroup of its own with a quota of `cpus` CPUs, for
-/// the whole section; wrk stays in this process's cgroup. A child's costs are its CPU time
-/// (`/proc/<pid>/stat`) and its cgroup's throttling (`cpu.stat`). `stop` ends the children and
-/// removes the cgroups; every path out of `init` that throws has done so.
+/// The server scenario's host under a CPU quota: for the whole section, each handler's server
+/// in a child process (`CPULimitedServerChild`) in a cgroup of its own with a quota of `cpus`
+/// CPUs, wrk in this process's cgroup. `stop` (also run by an `init` that throws) ends the
+/// children and removes the cgroups.
 final class QuotaChildrenHost: WrkHost {
-    struct Child: WrkServer {
-        var cgroup: CPUQuotaCgroup
-        var process: CPULimitedServerChild
-
-        func url(_ path: String) -> String { "http://127.0.0.1:\(process.port)/\(path)" }
-
-        func reading() -> WrkReading? {
-            guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: process.pid) else {
-                return nil
-            }
-            return WrkReading(cpuMicroseconds: cpu, counters: counters)
-        }
-    }
-
-    private var children: [ServerPeer: Child] = [:]
+    private var children: [ServerPeer: CPULimitedServerChild] = [:]
     private var cgroups: [CPUQuotaCgroup] = []
     /// "cgroup v1, below /sys/fs/cgroup/cpu/…".
     let cgroupDescription: String
     /// `ThreadPool.shared.threadCount` in each child, as it reported itself.
-    var poolThreads: [Int] { children.values.map(\.process.poolThreads) }
+    var poolThreads: [Int] { children.values.map(\.poolThreads) }
 
     init(
         hierarchy: CgroupCPULimit.Hierarchy, peers: [ServerPeer], cpus: Double, childArguments: [String],
@@ -82,8 +66,7 @@ final class QuotaChildrenHost: WrkHost {
                 watchdog.beat("server (cpu limit): starting the \(peer.shortTitle) child")
                 let cgroup = try CPUQuotaCgroup.make(in: hierarchy, name: peer.rawValue, cpus: cpus)
                 cgroups.append(cgroup)
-                children[peer] = Child(
-                    cgroup: cgroup, process: try CPULimitedServerChild(cgroup: cgroup, arguments: childArguments))
+                children[peer] = try CPULimitedServerChild(cgroup: cgroup, arguments: childArguments)
             }
         } catch {
             stop()
@@ -91,21 +74,20 @@ final class QuotaChildrenHost: WrkHost {
         }
     }
 
-    func server(for draw: RoundDraw<ServerPeer>) throws -> Child {
+    func server(for draw: RoundDraw<ServerPeer>) throws -> CPULimitedServerChild {
         guard let child = children[draw.arm] else {
             throw BenchmarkChildFailed(description: "no child serves \(draw.arm.shortTitle)")
         }
         return child
     }
 
-    /// The share of the scheduler periods in which the cgroup used up its quota and was
-    /// stopped, and how long it was stopped per second of the run.
+    /// A run's figures are its cgroup's throttling.
     func figures(_ change: [String: Double], requests: Double, seconds: Double) -> [String: Double] {
         Self.throttling(change, seconds: seconds)
     }
 
-    /// The throttling figures of a run of `seconds` over which the cgroup's counters changed by
-    /// `change`.
+    /// The throttling of a run of `seconds` over which the cgroup's counters changed by `change`:
+    /// the share of periods in which it used up its quota, and how long it was stopped per second.
     static func throttling(_ change: [String: Double], seconds: Double) -> [String: Double] {
         let periods = change["periods"] ?? 0
         return [
@@ -116,7 +98,7 @@ final class QuotaChildrenHost: WrkHost {
 
     /// Ends every child and removes every cgroup.
     func stop() {
-        for child in children.values { child.process.stop() }
+        for child in children.values { child.stop() }
         children = [:]
         for cgroup in cgroups {
             if let failure = cgroup.remove() { writeError("warning: \(failure)\n") }
