@@ -134,3 +134,24 @@ extension WrkOutcome where Arm == ServerPeer, Settings == ServerBenchmark.Settin
             charts: inProcess ? ["server": { machine in ServerReport.chart(self, machine: machine) }] : [:])
     }
 }
+
+extension BenchmarksCommand {
+    /// The server scenario's CPU-limit variant and its cgroup hierarchy, or why it is skipped
+    /// (`--quick`, `--cpu-limit 0`, no root or writable `cpu` controller); nil without peers. Its
+    /// configurations are `server`'s with 16 jobs (and 1 with `--full`; else the first fan-out)
+    /// of ~3 µs (else the longest): one configuration leaves the main scenario its budget.
+    func cpuLimitVariant(server: ServerBenchmark) -> ServerCPULimitSection.Variant? {
+        guard !server.peers.isEmpty else { return nil }
+        var settings = server.settings
+        let fanOuts = (full ? [16, 1] : [16]).filter(settings.fanOuts.contains)
+        settings.fanOuts = fanOuts.isEmpty ? Array(settings.fanOuts.prefix(1)) : fanOuts
+        settings.jobNanoseconds = [
+            settings.jobNanoseconds.contains(3_000) ? 3_000 : (settings.jobNanoseconds.max() ?? 3_000)
+        ]
+        settings.cpus = cpuLimit
+        let variant = ServerBenchmark(settings: settings, peers: server.peers)
+        if quick { return (variant, .failure(.init(description: "not run with --quick"))) }
+        if cpuLimit == 0 { return (variant, .failure(.init(description: "turned off with --cpu-limit 0"))) }
+        return (variant, CPUQuotaCgroup.probe())
+    }
+}

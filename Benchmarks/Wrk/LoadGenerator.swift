@@ -1,8 +1,7 @@
 import Foundation
 
-/// wrk (the distribution's package), run as a separate process against the server on
-/// 127.0.0.1. A Lua `done` hook prints its summary and latency percentiles as one JSON
-/// line, which is all this reads of its output.
+/// wrk (the distribution's package), run as a separate process against the server on 127.0.0.1;
+/// a Lua `done` hook prints its summary and latency percentiles as one JSON line, all this reads.
 struct WrkLoadGenerator {
     let executable: String
     let threads: Int
@@ -29,22 +28,17 @@ struct WrkLoadGenerator {
 
         var description: String {
             switch self {
-            case .notFound:
-                return "wrk is not installed (apt-get install -y wrk); the server scenario is skipped"
-            case .failed(let status, let output):
-                return "wrk exited with status \(status): \(output.suffix(400))"
+            case .notFound: "wrk is not installed (apt-get install -y wrk); the server scenario is skipped"
+            case .failed(let status, let output): "wrk exited with status \(status): \(output.suffix(400))"
             }
         }
     }
 
-    /// Finds wrk on PATH (or in /usr/bin), or nil.
+    /// Finds wrk on PATH (or in /usr/bin or /usr/local/bin), or nil.
     static func find() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
-            let candidate = "\(directory)/wrk"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        return (path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"]).map { "\($0)/wrk" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     private static let marker = "BOLTS-WRK "
@@ -65,17 +59,14 @@ struct WrkLoadGenerator {
     /// Loads `url` for `seconds` and returns wrk's numbers. The timeout is far above any
     /// latency the scenario should see, so a stall is measured rather than cut off.
     func run(url: String, seconds: Int) throws -> Run {
-        let scriptURL = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bolts-wrk-\(getpid()).lua")
+        let scriptURL = FileManager.default.temporaryDirectory.appendingPathComponent("bolts-wrk-\(getpid()).lua")
         try Self.script.write(to: scriptURL, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: scriptURL) }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
-            "-t", String(threads), "-c", String(connections), "-d", "\(seconds)s",
-            "--timeout", "30s", "-s", scriptURL.path, url,
-        ]
+        let options = ["-t", String(threads), "-c", String(connections), "-d", "\(seconds)s", "--timeout", "30s"]
+        process.arguments = options + ["-s", scriptURL.path, url]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -85,9 +76,7 @@ struct WrkLoadGenerator {
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0,
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) })
-        else {
-            throw Failure.failed(status: process.terminationStatus, output: text)
-        }
+        else { throw Failure.failed(status: process.terminationStatus, output: text) }
         return try JSONDecoder().decode(Run.self, from: Data(line.dropFirst(Self.marker.count).utf8))
     }
 }
