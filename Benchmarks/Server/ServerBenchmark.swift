@@ -91,9 +91,8 @@ struct ServerBenchmark {
 
     /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`),
     /// after one warm-up run per peer: each round runs every peer once and `DispatchGroup` twice.
-    func run<Host: WrkHost>(
-        host: Host, progress: Progress, watchdog: Watchdog, pacing: Pacing
-    ) -> Outcome where Host.Arm == ServerPeer {
+    func run<Host: WrkHost>(host: Host, progress: Progress, watchdog: Watchdog, pacing: Pacing) -> Outcome
+    where Host.Arm == ServerPeer {
         let section = settings.section
         var outcome = Outcome(settings: settings)
         guard let wrk = WrkLoadGenerator.find() else {
@@ -101,8 +100,7 @@ struct ServerBenchmark {
             writeError("warning: \(outcome.skipped!)\n")
             return outcome
         }
-        let loadGenerator = WrkLoadGenerator(
-            executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
+        let loadGenerator = WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
         let configurations = configurations
         // So that no measured run pays for threads starting or caches filling.
         for peer in peers {
@@ -116,22 +114,18 @@ struct ServerBenchmark {
         // A filtered run without the reference has neither twin nor verdicts.
         let reference: ServerPeer? = peers.contains(.dispatchGroup) ? .dispatchGroup : nil
         let scheduler = RoundScheduler(
-            budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog
-        )
+            budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog)
         for configuration in configurations {
             let load = WrkLoad<ServerPeer>(key: configuration.key, name: name(configuration), path: configuration.path)
             let (rounds, verdicts) = WrkRounds.run(
                 "\(section.rawValue): \(name(configuration))", host: host, loads: [load], arms: peers,
                 reference: reference, section: section, title: \.title, shortTitle: \.shortTitle,
                 scheduler: scheduler, weight: pacing.weightPerConfiguration, settings: settings.wrk,
-                loadGenerator: loadGenerator
-            )
+                loadGenerator: loadGenerator)
             outcome.verdicts += verdicts
             outcome.draws += rounds.measurements.map(\.value)
             outcome.noise.append(rounds.noise)
-            outcome.summaries += peers.compactMap {
-                WrkSummary(arm: $0, load: configuration.key, draws: outcome.draws)
-            }
+            outcome.summaries += peers.compactMap { WrkSummary(arm: $0, load: configuration.key, draws: outcome.draws) }
         }
         if settings.cpus == nil { outcome.goals = Self.goals(outcome, configurations: configurations) }
         return outcome
@@ -175,17 +169,15 @@ struct ServerBenchmark {
             let slowest = configurations.compactMap { configuration in
                 outcome.summary(peer, configuration.key).map { (configuration, $0.max) }
             }.max { $0.1 < $1.1 }
+            let measured = slowest.map {
+                "slowest \(($0.1 / 1_000).formattedMilliseconds) (\($0.0.fanOut)×\($0.0.jobNanoseconds)ns)"
+            }
             checks.append(
                 GoalCheck(
                     goal: "server: no \(peer.shortTitle) request slower than 20 ms (every run)",
-                    measured: slowest.map {
-                        "slowest \(($0.1 / 1_000).formattedMilliseconds) (\($0.0.fanOut)×\($0.0.jobNanoseconds)ns)"
-                    }
-                        ?? "not measured in this run",
+                    measured: measured ?? "not measured in this run",
                     verdict: slowest.map { $0.1 <= 20_000 ? .met : .notMet } ?? .undecided,
-                    decidedBy: "the observed maximum"
-                )
-            )
+                    decidedBy: "the observed maximum"))
         }
         return checks
     }

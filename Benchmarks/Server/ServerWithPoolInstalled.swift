@@ -28,13 +28,6 @@ enum ServerWithPoolInstalled {
         exit(0)
     }
 
-    /// Runs the child with the same server settings as the main run.
-    static func run(arguments: [String], watchdog: Watchdog) throws -> ServerBenchmark.Outcome {
-        watchdog.beat("server scenario with the pool installed (child process)")
-        let data = try runBenchmarkChild(ChildKind.serverWithPoolInstalled.arguments + arguments)
-        return try JSONDecoder().decode(ServerBenchmark.Outcome.self, from: data)
-    }
-
     /// A table per configuration: the handler on the default executor (main run), the
     /// handler with the pool installed (child), and each process's DispatchGroup.
     static func render(installed: ServerBenchmark.Outcome, main: ServerBenchmark.Outcome?) -> String {
@@ -68,5 +61,45 @@ enum ServerWithPoolInstalled {
             }
         }
         return text
+    }
+}
+
+/// The server scenario's Swift Concurrency handler with the pool installed
+/// (`ServerWithPoolInstalled`), with `--full` only, after the server section ran it on the
+/// default executor. It takes no share of the budget and reports no verdicts: its tables set
+/// the child's numbers beside the server section's.
+final class ServerWithPoolInstalledSection: BenchmarkSection {
+    private let server: ServerSection
+    private let isWanted: Bool
+    /// The options that fix the child's server settings.
+    private let childArguments: [String]
+
+    init(server: ServerSection, full: Bool, childArguments: [String]) {
+        self.server = server
+        isWanted = full && server.server.peers.contains(.concurrencyTaskGroup)
+        self.childArguments = childArguments
+    }
+
+    var listing: [String] { [] }
+    var weight: Double { 0 }
+    var progressSteps: Int { 0 }
+
+    func run(_ context: SectionContext) -> SectionOutcome? {
+        guard isWanted, server.outcome?.skipped == nil else { return nil }
+        context.progress.update(
+            "\(ServerBenchmark.group): the Swift Concurrency handler with the pool installed (child process)")
+        let installed: ServerBenchmark.Outcome
+        do {
+            context.watchdog.beat("server scenario with the pool installed (child process)")
+            let data = try runBenchmarkChild(ChildKind.serverWithPoolInstalled.arguments + childArguments)
+            installed = try JSONDecoder().decode(ServerBenchmark.Outcome.self, from: data)
+        } catch {
+            writeError("warning: the server scenario with the pool installed failed: \(error)\n")
+            return nil
+        }
+        return SectionOutcome(
+            markdown: ServerWithPoolInstalled.render(installed: installed, main: server.outcome),
+            json: [("serverWithPoolInstalled", installed)]
+        )
     }
 }
