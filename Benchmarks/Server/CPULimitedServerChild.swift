@@ -19,12 +19,12 @@ final class CPULimitedServerChild: WrkServer {
     /// `ThreadPool.shared.threadCount` in the child.
     let poolThreads: Int
 
+    var pid: pid_t { process.processIdentifier }
+
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
     func reading() -> WrkReading? {
-        guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: process.processIdentifier) else {
-            return nil
-        }
+        guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: pid) else { return nil }
         return WrkReading(cpuMicroseconds: cpu, counters: counters)
     }
 

@@ -27,7 +27,8 @@ final class FanOutHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(FanOutHandler(executors: executors, counters: counters))
+                    let handler = FanOutHandler(executors: executors, counters: counters)
+                    try channel.pipeline.syncOperations.addHandler(handler)
                 }
             }
         do {

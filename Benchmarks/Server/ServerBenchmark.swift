@@ -71,15 +71,6 @@ struct ServerBenchmark {
         return ServerPeer.allCases.filter { ($0 == .dispatchGroup && !withoutReference) || named.contains($0) }
     }
 
-    /// How the rounds of each configuration run: the budget they share, when they stop, each
-    /// configuration's weight in the budget, and the seed of their orders.
-    struct Pacing {
-        var budget: Budget
-        var stopping: StoppingRule
-        var weightPerConfiguration: Double
-        var seed: UInt64
-    }
-
     /// The configurations of `settings`, in the order they run, with their jobs' work
     /// calibrated here (`serverJobRounds`).
     var configurations: [Configuration] { settings.configurations { serverJobRounds(forNanoseconds: Double($0)) } }
@@ -89,9 +80,10 @@ struct ServerBenchmark {
         settings.cpus.map { "\(configuration.title), \($0.formattedCPUs) quota" } ?? configuration.title
     }
 
-    /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`),
-    /// after one warm-up run per peer: each round runs every peer once and `DispatchGroup` twice.
-    func run<Host: WrkHost>(host: Host, progress: Progress, watchdog: Watchdog, pacing: Pacing) -> Outcome
+    /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`), each
+    /// of `weight` in `scheduler`'s budget, after one warm-up run per peer: each round runs every
+    /// peer once and `DispatchGroup` twice.
+    func run<Host: WrkHost>(host: Host, scheduler: RoundScheduler, weight: Double) -> Outcome
     where Host.Arm == ServerPeer {
         let section = settings.section
         var outcome = Outcome(settings: settings)
@@ -100,11 +92,12 @@ struct ServerBenchmark {
             writeError("warning: \(outcome.skipped!)\n")
             return outcome
         }
-        let loadGenerator = WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
+        let loadGenerator = WrkLoadGenerator(
+            executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
         let configurations = configurations
         // So that no measured run pays for threads starting or caches filling.
         for peer in peers {
-            watchdog.beat("\(section.rawValue): warm-up of \(peer.shortTitle)")
+            scheduler.watchdog.beat("\(section.rawValue): warm-up of \(peer.shortTitle)")
             let draw = RoundDraw(arm: peer, isTwin: false, round: -1, label: "warm-up")
             if let server = try? host.server(for: draw) {
                 _ = try? loadGenerator.run(url: server.url(configurations[0].path(peer)), seconds: 1)
@@ -113,14 +106,12 @@ struct ServerBenchmark {
         }
         // A filtered run without the reference has neither twin nor verdicts.
         let reference: ServerPeer? = peers.contains(.dispatchGroup) ? .dispatchGroup : nil
-        let scheduler = RoundScheduler(
-            budget: pacing.budget, stopping: pacing.stopping, seed: pacing.seed, progress: progress, watchdog: watchdog)
         for configuration in configurations {
             let load = WrkLoad<ServerPeer>(key: configuration.key, name: name(configuration), path: configuration.path)
             let (rounds, verdicts) = WrkRounds.run(
                 "\(section.rawValue): \(name(configuration))", host: host, loads: [load], arms: peers,
                 reference: reference, section: section, title: \.title, shortTitle: \.shortTitle,
-                scheduler: scheduler, weight: pacing.weightPerConfiguration, settings: settings.wrk,
+                scheduler: scheduler, weight: weight, settings: settings.wrk,
                 loadGenerator: loadGenerator)
             outcome.verdicts += verdicts
             outcome.draws += rounds.measurements.map(\.value)

@@ -37,10 +37,8 @@ final class InProcessServerHost: WrkHost, WrkServer {
     /// Allocations, context switches and the pool's parks (idle workers park in every handler's
     /// run) per request; the server's counts of requests answered and failed as they are.
     func figures(_ change: [String: Double], requests: Double, seconds: Double) -> [String: Double] {
-        change.reduce(into: [:]) { figures, counter in
-            let isCount = counter.key == "answered" || counter.key == "failed"
-            figures[counter.key] = isCount ? counter.value : counter.value / requests
-        }
+        let counts: Set = ["answered", "failed"]
+        return Dictionary(uniqueKeysWithValues: change.map { ($0, counts.contains($0) ? $1 : $1 / requests) })
     }
 }
 

@@ -104,9 +104,7 @@ final class ServerExecutors: Sendable {
         nioThreadPool.start()
     }
 
-    func shutdown() {
-        try? nioThreadPool.syncShutdownGracefully()
-    }
+    func shutdown() { try? nioThreadPool.syncShutdownGracefully() }
 
     /// Completes `promise` from the joined values of a handler (Bolts' or SwiftNIO's futures).
     private static func answer(_ result: Result<[UInt64], any Error>, _ promise: EventLoopPromise<Void>) {
@@ -121,13 +119,7 @@ final class ServerExecutors: Sendable {
 
     /// Fans `fanOut` jobs of `rounds` out the way `peer` does and completes `promise` (on
     /// `loop`, the connection's event loop, where this is called) once they have all run.
-    func handle(
-        _ peer: ServerPeer,
-        fanOut: Int,
-        rounds: Int,
-        loop: any EventLoop,
-        promise: EventLoopPromise<Void>
-    ) {
+    func handle(_ peer: ServerPeer, fanOut: Int, rounds: Int, loop: any EventLoop, promise: EventLoopPromise<Void>) {
         switch peer {
         case .boltsTasks:
             let tasks = (0..<fanOut).map { index in

@@ -116,9 +116,9 @@ enum ServerReport {
             .init(
                 title: "Request latency inside a SwiftNIO server under wrk (lower is better)",
                 subtitle: "\(machine.cpuModel), \(machine.usableCPUs) CPUs · Swift \(machine.swiftCompiler) "
-                    + "\(machine.build) · \(settings.eventLoops) event loops, wrk \(settings.connections) connections · "
-                    + "medians of \(settings.seconds)-second runs (max: worst) · \(machine.date.prefix(10))",
-                xLabels: percentiles.map(\.0), scale: .logMicroseconds, columns: 3, labelsAtEnds: false)
-        )
+                    + "\(machine.build) · \(settings.eventLoops) event loops, wrk \(settings.connections) "
+                    + "connections · medians of \(settings.seconds)-second runs (max: worst) · "
+                    + machine.date.prefix(10),
+                xLabels: percentiles.map(\.0), scale: .logMicroseconds, columns: 3, labelsAtEnds: false))
     }
 }

@@ -41,11 +41,10 @@ final class ServerSection: BenchmarkSection {
         do {
             let host = try InProcessServerHost(eventLoops: server.settings.eventLoops)
             defer { host.shutdown() }
-            outcome = server.run(
-                host: host, progress: context.progress, watchdog: context.watchdog,
-                pacing: .init(
-                    budget: context.budget, stopping: stopping, weightPerConfiguration: Self.weightPerConfiguration,
-                    seed: context.seed &+ 2))
+            let scheduler = RoundScheduler(
+                budget: context.budget, stopping: stopping, seed: context.seed &+ 2, progress: context.progress,
+                watchdog: context.watchdog)
+            outcome = server.run(host: host, scheduler: scheduler, weight: Self.weightPerConfiguration)
         } catch {
             outcome.skipped = "the server could not start: \(error)"
             writeError("warning: \(outcome.skipped!)\n")
@@ -106,11 +105,10 @@ final class ServerCPULimitSection: BenchmarkSection {
                     hierarchy: hierarchy, peers: server.peers, cpus: cpus, childArguments: childArguments,
                     watchdog: context.watchdog)
                 defer { host.stop() }
-                outcome = server.run(
-                    host: host, progress: context.progress, watchdog: context.watchdog,
-                    pacing: .init(
-                        budget: context.budget, stopping: stopping,
-                        weightPerConfiguration: Self.weightPerConfiguration, seed: context.seed &+ 3))
+                let scheduler = RoundScheduler(
+                    budget: context.budget, stopping: stopping, seed: context.seed &+ 3, progress: context.progress,
+                    watchdog: context.watchdog)
+                outcome = server.run(host: host, scheduler: scheduler, weight: Self.weightPerConfiguration)
                 outcome.notes["cgroup"] = host.cgroupDescription
                 outcome.notes["poolThreads"] = Set(host.poolThreads).sorted().map(String.init).joined(separator: "/")
                 context.progress.log(verdicts: outcome.verdicts)

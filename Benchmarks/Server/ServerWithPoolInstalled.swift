@@ -16,12 +16,11 @@ enum ServerWithPoolInstalled {
         }
         let progress = Progress(budget: nil)
         let host = try InProcessServerHost(eventLoops: settings.eventLoops)
-        let stopping = StoppingRule(minimumRounds: settings.rounds, maximumRounds: settings.rounds)
-        let outcome = ServerBenchmark(settings: settings, peers: peers).run(
-            host: host, progress: progress, watchdog: Watchdog(limitSeconds: 300),
-            pacing: .init(
-                budget: Budget(seconds: nil, totalWeight: 1), stopping: stopping, weightPerConfiguration: 1,
-                seed: UInt64(settings.rounds)))
+        let scheduler = RoundScheduler(
+            budget: Budget(seconds: nil, totalWeight: 1),
+            stopping: StoppingRule(minimumRounds: settings.rounds, maximumRounds: settings.rounds),
+            seed: UInt64(settings.rounds), progress: progress, watchdog: Watchdog(limitSeconds: 300))
+        let outcome = ServerBenchmark(settings: settings, peers: peers).run(host: host, scheduler: scheduler, weight: 1)
         host.shutdown()
         progress.finish()
         print(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
@@ -37,7 +36,9 @@ enum ServerWithPoolInstalled {
         text += "| configuration | handler | req/s | ratio | CPU µs/req | ratio | p50 ms | p99 ms | ratio | max ms |\n"
         text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         let inMain = main.map { main in
-            [ServerPeer.concurrencyTaskGroup, .dispatchGroup].map { ("\($0.shortTitle), default executor (main run)", $0, main) }
+            [ServerPeer.concurrencyTaskGroup, .dispatchGroup].map { peer in
+                ("\(peer.shortTitle), default executor (main run)", peer, main)
+            }
         }
         let rows = (inMain ?? []) + peers.map { peer in
             ("\(peer.shortTitle), \(peer == .dispatchGroup ? "in the child" : "pool installed")", peer, installed)

@@ -132,7 +132,8 @@ struct WrkSummary<Arm: Codable & Equatable>: Codable {
     /// Its median of `metric` as a table shows it (`Double.formatted(unit:)`): "41,200/s", "23.4 µs".
     func formatted(_ metric: Metric) -> String {
         let medians = [
-            WrkMetrics.requestsPerSecond.key: requestsPerSecond, WrkMetrics.cpuPerRequest.key: cpuMicrosecondsPerRequest,
+            WrkMetrics.requestsPerSecond.key: requestsPerSecond,
+            WrkMetrics.cpuPerRequest.key: cpuMicrosecondsPerRequest,
         ]
         return (medians[metric.key] ?? p99).formatted(unit: metric.unit)
     }
