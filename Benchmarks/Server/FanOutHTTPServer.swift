@@ -83,8 +83,7 @@ private final class FanOutHandler: ChannelInboundHandler {
         case .head(let head):
             keepAlive = head.isKeepAlive
             pending = Self.parse(head.uri)
-        case .body:
-            break
+        case .body: break
         case .end:
             guard let request = pending else { return }
             pending = nil
@@ -97,8 +96,7 @@ private final class FanOutHandler: ChannelInboundHandler {
                 executors.handle(peer, fanOut: fanOut, rounds: rounds, loop: loop, promise: promise)
                 promise.futureResult.assumeIsolated().whenComplete { result in
                     switch result {
-                    case .success:
-                        self.respond(context: context, status: .ok, body: "ok\n")
+                    case .success: self.respond(context: context, status: .ok, body: "ok\n")
                     case .failure(let error):
                         self.respond(context: context, status: .internalServerError, body: "\(error)\n")
                     }

@@ -181,22 +181,12 @@ enum WrkMetrics {
 
 /// The round loop of a wrk section.
 enum WrkRounds {
-    /// Runs one comparison of `arms` on `loads` in paired rounds: each draw takes `host`'s server
-    /// for its arm, prepares it, runs every load, finishes and releases it; the rounds stop on
-    /// the widest requests/s interval of any load. Returns the rounds and their verdicts.
+    /// Runs one comparison of `arms` on `loads` in paired rounds (a `measure` per draw), stopped on
+    /// the widest requests/s interval of any load; returns the rounds and their verdicts.
     static func run<Host: WrkHost>(
-        _ name: String,
-        host: Host,
-        loads: [WrkLoad<Host.Arm>],
-        arms: [Host.Arm],
-        reference: Host.Arm?,
-        section: Section,
-        title: @escaping (Host.Arm) -> String,
-        shortTitle: (Host.Arm) -> String,
-        scheduler: RoundScheduler,
-        weight: Double,
-        settings: WrkSettings,
-        loadGenerator: WrkLoadGenerator
+        _ name: String, host: Host, loads: [WrkLoad<Host.Arm>], arms: [Host.Arm], reference: Host.Arm?,
+        section: Section, title: @escaping (Host.Arm) -> String, shortTitle: (Host.Arm) -> String,
+        scheduler: RoundScheduler, weight: Double, settings: WrkSettings, loadGenerator: WrkLoadGenerator
     ) -> (rounds: PairedRounds<Host.Arm, WrkDraw<Host.Arm>>, verdicts: [VerdictRow]) {
         let deciding = loads.map { WrkMetrics.judged($0.key)[0] as JudgedMetric<WrkDraw<Host.Arm>> }
         let rounds = scheduler.run(
@@ -230,13 +220,10 @@ enum WrkRounds {
         }
     }
 
+    /// One draw: `host`'s server for its arm, prepared, every load run, finished and released.
     private static func measure<Host: WrkHost>(
-        _ draw: RoundDraw<Host.Arm>,
-        host: Host,
-        loads: [WrkLoad<Host.Arm>],
-        settings: WrkSettings,
-        load generator: WrkLoadGenerator,
-        watchdog: Watchdog
+        _ draw: RoundDraw<Host.Arm>, host: Host, loads: [WrkLoad<Host.Arm>], settings: WrkSettings,
+        load generator: WrkLoadGenerator, watchdog: Watchdog
     ) throws -> WrkDraw<Host.Arm> {
         let server = try host.server(for: draw)
         defer { host.release(server) }
