@@ -36,8 +36,7 @@ struct ServerBenchmark {
         var eventLoops: Int
         var wrkThreads: Int
         var connections: Int
-        /// The quota of each handler's cgroup, in CPUs, when the servers run under one
-        /// (`QuotaChildrenHost`); nil in this process.
+        /// The CPUs of each handler's cgroup quota (`QuotaChildrenHost`); nil in this process.
         var cpus: Double? = nil
 
         /// Every fan-out × job length, in the order they run; `rounds` gives a job length's work.
@@ -71,8 +70,7 @@ struct ServerBenchmark {
         return ServerPeer.allCases.filter { ($0 == .dispatchGroup && !withoutReference) || named.contains($0) }
     }
 
-    /// The configurations of `settings`, in the order they run, with their jobs' work
-    /// calibrated here (`serverJobRounds`).
+    /// The configurations of `settings` in order, their jobs' work calibrated here (`serverJobRounds`).
     var configurations: [Configuration] { settings.configurations { serverJobRounds(forNanoseconds: Double($0)) } }
 
     /// The name of a configuration's verdicts: its title, and the quota when there is one.

@@ -22,11 +22,12 @@ final class InProcessServerHost: WrkHost, WrkServer {
 
     func reading() -> WrkReading? {
         let (answered, failed) = server.counts
+        let usage = processUsage()
         return WrkReading(
-            cpuMicroseconds: processCPUMicroseconds(),
+            cpuMicroseconds: usage.cpuMicroseconds,
             counters: [
                 "allocations": Double(bench_allocation_count()),
-                "contextSwitches": Double(processContextSwitches()),
+                "contextSwitches": Double(usage.contextSwitches),
                 "poolParks": Double(ThreadPool.shared.metrics.parks),
                 "answered": Double(answered),
                 "failed": Double(failed),
@@ -105,17 +106,11 @@ final class QuotaChildrenHost: WrkHost {
     }
 }
 
-/// Context switches of this process so far (voluntary + involuntary, every thread).
-func processContextSwitches() -> Int {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return usage.ru_nvcsw + usage.ru_nivcsw
-}
-
-/// CPU time (user + system) this process has used, in microseconds.
-func processCPUMicroseconds() -> Double {
+/// This process's CPU time so far (user + system, in microseconds) and its context switches
+/// (voluntary + involuntary), every thread's.
+func processUsage() -> (cpuMicroseconds: Double, contextSwitches: Int) {
     var usage = rusage()
     getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     func micros(_ time: timeval) -> Double { Double(time.tv_sec) * 1e6 + Double(time.tv_usec) }
-    return micros(usage.ru_utime) + micros(usage.ru_stime)
+    return (micros(usage.ru_utime) + micros(usage.ru_stime), usage.ru_nvcsw + usage.ru_nivcsw)
 }
