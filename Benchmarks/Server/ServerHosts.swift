@@ -43,10 +43,9 @@ final class InProcessServerHost: WrkHost, WrkServer {
     }
 }
 
-/// The server scenario's host under a CPU quota: for the whole section, each handler's server
-/// in a child process (`CPULimitedServerChild`) in a cgroup of its own with a quota of `cpus`
-/// CPUs, wrk in this process's cgroup. `stop` (also run by an `init` that throws) ends the
-/// children and removes the cgroups.
+/// The server scenario's host under a CPU quota: each handler's server in a child process
+/// (`CPULimitedServerChild`) in its own cgroup with a quota of `cpus` CPUs, for the whole section;
+/// wrk stays in this process's cgroup. `stop` (run by an `init` that throws too) cleans up.
 final class QuotaChildrenHost: WrkHost {
     private var children: [ServerPeer: CPULimitedServerChild] = [:]
     private var cgroups: [CPUQuotaCgroup] = []

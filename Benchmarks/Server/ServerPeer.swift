@@ -6,9 +6,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// One way a request handler fans its jobs out and joins them; every peer of the server
-/// scenario does the same work per request and answers through the same promise of the
-/// connection's event loop.
+/// One way a request handler fans its jobs out and joins them; every peer does the same work per
+/// request and answers through the same promise of the connection's event loop.
 enum ServerPeer: String, CaseIterable, Codable, Sendable {
     case boltsTasks = "bolts-tasks"
     case boltsExecuteAll = "bolts-execute-all"

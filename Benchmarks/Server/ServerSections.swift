@@ -54,9 +54,8 @@ final class ServerSection: BenchmarkSection {
     }
 }
 
-/// The server scenario under a CPU quota (`QuotaChildrenHost`), which `prepare` probes for: it
-/// needs root and a writable cgroup `cpu` controller, and is skipped with `--quick` or
-/// `--cpu-limit 0`. Absent when the server section has no peers.
+/// The server scenario under a CPU quota (`QuotaChildrenHost`), if `prepare` finds root and a
+/// writable cgroup `cpu` controller; skipped with `--quick` or `--cpu-limit 0`, absent without peers.
 final class ServerCPULimitSection: BenchmarkSection {
     /// The weight of one configuration.
     static let weightPerConfiguration = 5.0

@@ -65,10 +65,8 @@ enum ServerWithPoolInstalled {
     }
 }
 
-/// The server scenario's Swift Concurrency handler with the pool installed
-/// (`ServerWithPoolInstalled`), with `--full` only, after the server section ran it on the
-/// default executor. It takes no share of the budget and reports no verdicts: its tables set
-/// the child's numbers beside the server section's.
+/// `ServerWithPoolInstalled` as a section, with `--full` only, after the server section: no share
+/// of the budget and no verdicts, only tables that set the child's numbers beside the main run's.
 final class ServerWithPoolInstalledSection: BenchmarkSection {
     private let server: ServerSection
     private let isWanted: Bool
