@@ -9,101 +9,63 @@ enum Catalog {
     /// Inputs of the aggregate comparisons.
     static let aggregateInputs = 10_000
 
+    /// The task operations, each comparison's reference its last entry (SwiftNIO's or Swift's).
     static func taskOperations(_ environment: Environment) -> [Comparison] {
         let loop = environment.peerLoop
         let pool = environment.pool
+        let (links, inputs) = (chainLinks, aggregateInputs)
         func comparison(
-            _ id: String, _ operation: String, _ scenarios: [any Scenario], reference: Int,
-            isProcessTheUnit: Bool = false
+            _ id: String, _ operation: String, isProcessTheUnit: Bool = false, _ scenarios: [TaskOperation]
         ) -> Comparison {
             Comparison(
-                group: taskOperationsGroup,
-                section: .taskOperations,
-                metrics: metrics(for: .taskOperations),
-                operation: operation,
-                id: id,
-                entries: scenarios.enumerated().map { index, scenario in
-                    // The three whenAll variants share a type.
-                    Comparison.Entry(scenario: scenario, id: scenario is BoltsWhenAll ? "BoltsWhenAll-\(index)" : nil)
-                },
-                referenceIndex: reference,
-                producers: nil,
-                isProcessTheUnit: isProcessTheUnit
-            )
+                group: taskOperationsGroup, section: .taskOperations, metrics: metrics(for: .taskOperations),
+                operation: operation, id: id, entries: scenarios.map { Comparison.Entry(scenario: $0, id: $0.id) },
+                referenceIndex: scenarios.count - 1, producers: nil, isProcessTheUnit: isProcessTheUnit)
         }
         return [
             comparison(
                 "continue-with-completed", "continueWith on a completed task",
-                [
-                    BoltsContinueWithOnCompleted(), BoltsContinueOnSuccessWithOnCompleted(),
-                    NIOMapOnSucceeded(loop: loop),
-                ],
-                reference: 2
-            ),
+                [.boltsContinueWithOnCompleted(), .boltsContinueOnSuccessWithOnCompleted(), .nioMapOnSucceeded(loop)]),
             comparison(
                 "flat-map-completed", "continuation returning a task (flatMap) on a completed task",
-                [BoltsContinueOnSuccessWithTaskOnCompleted(), NIOFlatMapOnSucceeded(loop: loop)],
-                reference: 1
-            ),
+                [.boltsContinueOnSuccessWithTaskOnCompleted(), .nioFlatMapOnSucceeded(loop)]),
             comparison(
                 "promise-1-waiter", "promise + one waiting continuation + complete",
                 [
-                    BoltsSourceWithWaitersThenSet(continuations: 1),
-                    NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 1),
-                ],
-                reference: 1
-            ),
+                    .boltsSourceWithWaitersThenSet(continuations: 1),
+                    .nioPromiseWithWaitersThenSucceed(loop, continuations: 1),
+                ]),
             comparison(
                 "promise-8-waiters", "promise + 8 waiting continuations + complete",
                 [
-                    BoltsSourceWithWaitersThenSet(continuations: 8),
-                    NIOPromiseWithWaitersThenSucceed(loop: loop, continuations: 8),
-                ],
-                reference: 1
-            ),
+                    .boltsSourceWithWaitersThenSet(continuations: 8),
+                    .nioPromiseWithWaitersThenSucceed(loop, continuations: 8),
+                ]),
             comparison(
-                "chain", "chain of \(chainLinks.formatted) pending continuations, then complete (per link)",
-                [
-                    BoltsPendingChainThenSet(links: chainLinks),
-                    NIOPendingChainThenSucceed(loop: loop, links: chainLinks),
-                ],
-                reference: 1
-            ),
+                "chain", "chain of \(links.formatted) pending continuations, then complete (per link)",
+                [.boltsPendingChainThenSet(links: links), .nioPendingChainThenSucceed(loop, links: links)]),
             comparison(
                 "promise-no-waiter", "promise create + complete, nobody waiting",
-                [BoltsSourceCreateAndSet(), NIOPromiseCreateAndSucceed(loop: loop)],
-                reference: 1
-            ),
+                [.boltsSourceCreateAndSet(), .nioPromiseCreateAndSucceed(loop)]),
             comparison(
-                "when-all", "whenAll over \(aggregateInputs.formatted) tasks, no values collected (per input)",
+                "when-all", "whenAll over \(inputs.formatted) tasks, no values collected (per input)",
+                isProcessTheUnit: true,  // a job per input on the pool's workers
                 [
-                    BoltsWhenAll(inputs: aggregateInputs, completion: .poolJobPerInput(pool)),
-                    BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCaller),
-                    BoltsWhenAll(inputs: aggregateInputs, completion: .inlineByCallerLastToFirst),
-                    NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .andAllSucceed),
-                ],
-                reference: 3,
-                isProcessTheUnit: true  // a job per input on the pool's workers
-            ),
+                    .boltsWhenAll(inputs: inputs, completion: .poolJobPerInput(pool), index: 0),
+                    .boltsWhenAll(inputs: inputs, completion: .inlineByCaller, index: 1),
+                    .boltsWhenAll(inputs: inputs, completion: .inlineByCallerLastToFirst, index: 2),
+                    .nioAllSucceed(loop, inputs: inputs, form: .andAllSucceed),
+                ]),
             comparison(
-                "when-all-result", "whenAll over \(aggregateInputs.formatted) tasks, collecting the values (per input)",
-                [
-                    BoltsWhenAllResult(inputs: aggregateInputs),
-                    NIOAllSucceed(loop: loop, inputs: aggregateInputs, form: .whenAllSucceed),
-                ],
-                reference: 1
-            ),
+                "when-all-result", "whenAll over \(inputs.formatted) tasks, collecting the values (per input)",
+                [.boltsWhenAllResult(inputs: inputs), .nioAllSucceed(loop, inputs: inputs, form: .whenAllSucceed)]),
             comparison(
                 "await-completed", "await the value of an already-completed task",
-                [BoltsAwaitCompletedValue(), ConcurrencyUnsafeContinuationResumedAtOnce()],
-                reference: 1
-            ),
+                [.boltsAwaitCompletedValue(), .concurrencyUnsafeContinuationResumedAtOnce()]),
             comparison(
                 "async-round-trip", "async round trip: run a closure elsewhere, await its value",
-                [BoltsPoolExecuteAwaitValue(pool: pool), BoltsFromAsyncAwaitValue(), ConcurrencyTaskAwaitValue()],
-                reference: 2,
-                isProcessTheUnit: true  // hops between the pool's workers and Swift's
-            ),
+                isProcessTheUnit: true,  // hops between the pool's workers and Swift's
+                [.boltsPoolExecuteAwaitValue(pool: pool), .boltsFromAsyncAwaitValue(), .concurrencyTaskAwaitValue()]),
         ]
     }
 
@@ -118,38 +80,29 @@ enum Catalog {
     /// One comparison per producer count, every executor in each; the reference is
     /// `DispatchQueue.global()`.
     static func executors(producerCounts: [Int]) -> [Comparison] {
-        producerCounts.map { producers in
-            let kinds = ExecutorKind.allCases
-            return Comparison(
-                group: executorsGroup,
-                section: .executors,
-                metrics: metrics(for: .executors),
-                operation: "tiny jobs from \(producers) producer thread\(producers == 1 ? "" : "s")",
-                id: "tiny-P\(producers)",
-                entries: kinds.map {
-                    Comparison.Entry(scenario: ExecutorContention(kind: $0, producers: producers), id: $0.rawValue)
-                },
-                referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
-                producers: producers
-            )
-        }
+        executorComparisons(producerCounts, paced: false)
     }
 
     /// One comparison per producer count of the paced hand-off (no queueing); the reference
     /// is `DispatchQueue.global()`.
     static func handOffs(producerCounts: [Int]) -> [Comparison] {
+        executorComparisons(producerCounts, paced: true)
+    }
+
+    private static func executorComparisons(_ producerCounts: [Int], paced: Bool) -> [Comparison] {
         producerCounts.map { producers in
             let kinds = ExecutorKind.allCases
+            let threads = "\(producers) producer thread\(producers == 1 ? "" : "s")"
             return Comparison(
-                group: handOffGroup,
-                section: .paced,
-                metrics: metrics(for: .paced),
-                // Each sample gives a p99, which needs jobs: 2.5× the run's sample length.
-                sampleScale: 2.5,
-                operation: "paced hand-off from \(producers) producer thread\(producers == 1 ? "" : "s")",
-                id: "paced-P\(producers)",
+                group: paced ? handOffGroup : executorsGroup,
+                section: paced ? .paced : .executors,
+                metrics: metrics(for: paced ? .paced : .executors),
+                // Each paced sample gives a p99, which needs jobs: 2.5× the run's sample length.
+                sampleScale: paced ? 2.5 : 1,
+                operation: paced ? "paced hand-off from \(threads)" : "tiny jobs from \(threads)",
+                id: paced ? "paced-P\(producers)" : "tiny-P\(producers)",
                 entries: kinds.map {
-                    Comparison.Entry(scenario: ExecutorPacedHandOff(kind: $0, producers: producers), id: $0.rawValue)
+                    Comparison.Entry(scenario: ExecutorJobs($0, producers: producers, paced: paced), id: $0.rawValue)
                 },
                 referenceIndex: kinds.firstIndex(of: .dispatchGlobal)!,
                 producers: producers
@@ -159,28 +112,19 @@ enum Catalog {
 
     /// The metrics judged in `section` (one of the three above); the first decides when to stop.
     static func metrics(for section: Section) -> [JudgedMetric<Sample>] {
+        func nanoseconds(_ title: String, id: String = "ns") -> JudgedMetric<Sample> {
+            JudgedMetric(Metric(title: title, unit: "ns", lowerIsBetter: true, id: id)) { $0.nanosecondsPerOperation }
+        }
         switch section {
         case .paced:
             return [
                 JudgedMetric(Metric(title: "p99 hand-off latency", unit: "ns", lowerIsBetter: true, id: "p99")) {
                     $0.latency.map { Double($0.p99) }
                 },
-                JudgedMetric(Metric(title: "round trip per job", unit: "ns", lowerIsBetter: true, id: "round-trip")) {
-                    $0.nanosecondsPerOperation
-                },
+                nanoseconds("round trip per job", id: "round-trip"),
             ]
-        case .executors:
-            return [
-                JudgedMetric(Metric(title: "time per job (throughput)", unit: "ns", lowerIsBetter: true, id: "ns")) {
-                    $0.nanosecondsPerOperation
-                }
-            ]
-        default:
-            return [
-                JudgedMetric(Metric(title: "time per operation", unit: "ns", lowerIsBetter: true, id: "ns")) {
-                    $0.nanosecondsPerOperation
-                }
-            ]
+        case .executors: return [nanoseconds("time per job (throughput)")]
+        default: return [nanoseconds("time per operation")]
         }
     }
 

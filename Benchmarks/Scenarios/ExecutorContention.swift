@@ -8,33 +8,45 @@ import Synchronization
     import Glibc
 #endif
 
-/// Saturated throughput: P producer threads submit `iterations` tiny jobs between them to
-/// one executor, as fast as they can; each job records its hand-off latency if it is sampled
-/// and increments a shared counter. The time runs from the first producer starting to the
-/// last job finishing (end to end, so work still queued counts). Every 64th job is sampled
-/// for latency, the time from just before its submission to the start of its body; under
-/// saturation that is mostly time spent queued behind other jobs.
+/// P producer threads submit `iterations` tiny jobs between them to one executor; each job
+/// records its hand-off latency (from just before its submission to the start of its body)
+/// if it is sampled, and increments a shared counter.
 ///
-/// Expected allocations per job: the executor's own (`ExecutorKind.expectedAllocations`);
-/// the job closure captures only the counter (no context allocation), except sampled jobs,
-/// which carry a timestamp in one context (1 in 64).
-final class ExecutorContention: Scenario, LatencyRecording {
+/// Saturated (throughput): the producers submit as fast as they can. The time runs from the
+/// first producer starting to the last job finishing (end to end, so work still queued
+/// counts). Every 64th job is sampled; under saturation its latency is mostly time queued
+/// behind other jobs. Allocations per job: the executor's own (`ExecutorKind
+/// .expectedAllocations`); the job closure captures only the counter (no context), except
+/// sampled jobs, which carry a timestamp in one context (1 in 64).
+///
+/// Paced hand-off: each producer submits one job and waits (blocked) until it has run, so
+/// nothing queues up and the latency is the executor's own hand-off (including waking an
+/// idle worker). Every job is sampled. Time per job is the full round trip (submit, run,
+/// wake the producer) divided by P running at once. Allocations per job: the executor's own
+/// plus the job closure's context (counter, slot, timestamp, the producer's semaphore).
+final class ExecutorJobs: Scenario, LatencyRecording {
     let name: String
     let subject: Subject
     let unit = "job"
     let expectedAllocations: String
-    let initialIterations = 4096
+    let initialIterations: Int
     let kind: ExecutorKind
     let producers: Int
+    /// Paced hand-off rather than saturated throughput.
+    let paced: Bool
     private var running: RunningExecutor?
     private var histogram = LatencyHistogram()
 
-    init(kind: ExecutorKind, producers: Int) {
+    init(_ kind: ExecutorKind, producers: Int, paced: Bool) {
         self.kind = kind
         self.producers = producers
+        self.paced = paced
         subject = kind.subject
         expectedAllocations = kind.expectedAllocations
-        name = "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s") submit tiny jobs until all ran"
+        initialIterations = paced ? 64 : 4096
+        name =
+            "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s")"
+            + (paced ? ", each submits one job and waits for it (paced hand-off)" : " submit tiny jobs until all ran")
     }
 
     func setUp() { running = kind.start() }
@@ -50,6 +62,29 @@ final class ExecutorContention: Scenario, LatencyRecording {
 
     func run(iterations: Int) throws -> Sample {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
+        let (jobs, gang) = paced ? pacedGang(iterations, running) : saturatingGang(iterations, running)
+        gang.waitUntilReady()
+        let allocationsBefore = bench_allocation_count()
+        gang.start()
+        // Saturated, the sample ends when the last job has run; paced, when every producer has
+        // seen its last job run.
+        if paced { gang.waitUntilFinished() } else { jobs.waitUntilAllRan() }
+        let allocationsAfter = bench_allocation_count()
+        if !paced { gang.waitUntilFinished() }
+        guard jobs.ranCount == iterations else {
+            throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
+        }
+        let latency = histogram.record(jobs.latencies)
+        return Sample(
+            iterations: iterations,
+            nanoseconds: (paced ? gang.lastFinish : jobs.finishedAt) &- gang.firstStart,
+            allocations: allocationsAfter &- allocationsBefore,
+            latency: latency
+        )
+    }
+
+    /// The saturating producers, waiting at their gate, and the counter of their jobs.
+    private func saturatingGang(_ iterations: Int, _ running: RunningExecutor) -> (JobCounter, ProducerGang) {
         let jobs = JobCounter(
             total: iterations,
             latencySlots: (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery
@@ -69,66 +104,11 @@ final class ExecutorContention: Scenario, LatencyRecording {
                 index += producerCount
             }
         }
-        gang.waitUntilReady()
-        let allocationsBefore = bench_allocation_count()
-        gang.start()
-        jobs.waitUntilAllRan()
-        let allocationsAfter = bench_allocation_count()
-        gang.waitUntilFinished()
-        guard jobs.ranCount == iterations else {
-            throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
-        }
-        let latency = histogram.record(jobs.latencies)
-        return Sample(
-            iterations: iterations,
-            nanoseconds: jobs.finishedAt &- gang.firstStart,
-            allocations: allocationsAfter &- allocationsBefore,
-            latency: latency
-        )
-    }
-}
-
-/// Paced hand-off: P producer threads each submit one tiny job and wait (blocked) until it
-/// has run before they submit the next, so nothing queues up and the latency measured, from
-/// just before each submission to the start of the job's body, is the executor's own
-/// hand-off (including waking an idle worker). Every job is sampled. Time per job is the
-/// full round trip (submit, run, wake the producer) divided by P running at once.
-///
-/// Expected allocations per job: the executor's own (`ExecutorKind.expectedAllocations`)
-/// plus the job closure's context (counter, slot, timestamp, the producer's semaphore).
-final class ExecutorPacedHandOff: Scenario, LatencyRecording {
-    let name: String
-    let subject: Subject
-    let unit = "job"
-    let expectedAllocations: String
-    let initialIterations = 64
-    let kind: ExecutorKind
-    let producers: Int
-    private var running: RunningExecutor?
-    private var histogram = LatencyHistogram()
-
-    init(kind: ExecutorKind, producers: Int) {
-        self.kind = kind
-        self.producers = producers
-        subject = kind.subject
-        expectedAllocations = kind.expectedAllocations
-        name =
-            "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s"), each submits one job and waits for it (paced hand-off)"
+        return (jobs, gang)
     }
 
-    func setUp() { running = kind.start() }
-
-    func tearDown() {
-        running?.stop()
-        running = nil
-    }
-
-    func resetLatencies() { histogram.reset() }
-
-    func latencySummary() -> LatencySummary? { histogram.summary }
-
-    func run(iterations: Int) throws -> Sample {
-        guard let running else { throw BenchmarkError.wrongResult("executor not started") }
+    /// The paced producers, waiting at their gate, and the counter of their jobs.
+    private func pacedGang(_ iterations: Int, _ running: RunningExecutor) -> (JobCounter, ProducerGang) {
         let jobs = JobCounter(total: iterations, latencySlots: iterations)
         let submit = running.submit
         let producerCount = producers
@@ -147,21 +127,7 @@ final class ExecutorPacedHandOff: Scenario, LatencyRecording {
                 index += producerCount
             }
         }
-        gang.waitUntilReady()
-        let allocationsBefore = bench_allocation_count()
-        gang.start()
-        gang.waitUntilFinished()
-        let allocationsAfter = bench_allocation_count()
-        guard jobs.ranCount == iterations else {
-            throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
-        }
-        let latency = histogram.record(jobs.latencies)
-        return Sample(
-            iterations: iterations,
-            nanoseconds: gang.lastFinish &- gang.firstStart,
-            allocations: allocationsAfter &- allocationsBefore,
-            latency: latency
-        )
+        return (jobs, gang)
     }
 }
 

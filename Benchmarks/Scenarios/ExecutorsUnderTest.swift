@@ -15,52 +15,40 @@ enum ExecutorKind: String, CaseIterable, Sendable {
     case concurrencyTask
 
     /// How a job is submitted, for names, tables and the chart legend.
-    var title: String {
-        switch self {
-        case .boltsPool: return "Bolts Executor.pool(ThreadPool).execute"
-        case .boltsImmediate: return "Bolts Executor.immediate.execute (runs inline)"
-        case .dispatchGlobal: return "DispatchQueue.global().async"
-        case .dispatchSerial: return "serial DispatchQueue.async"
-        case .operationQueue: return "OperationQueue.addOperation"
-        case .nioEventLoopGroup: return "NIO MultiThreadedEventLoopGroup next().execute"
-        case .concurrencyTask: return "Swift Concurrency Task { } (global executor)"
-        }
-    }
-
+    var title: String { traits.title }
     /// A short label for the chart.
-    var shortTitle: String {
-        switch self {
-        case .boltsPool: return "Bolts pool"
-        case .boltsImmediate: return "Bolts .immediate"
-        case .dispatchGlobal: return "Dispatch global"
-        case .dispatchSerial: return "Dispatch serial"
-        case .operationQueue: return "OperationQueue"
-        case .nioEventLoopGroup: return "NIO event loops"
-        case .concurrencyTask: return "Swift Task {}"
-        }
-    }
-
-    var subject: Subject {
-        switch self {
-        case .boltsPool, .boltsImmediate: return .bolts
-        case .dispatchGlobal, .dispatchSerial: return .dispatch
-        case .operationQueue: return .foundation
-        case .nioEventLoopGroup: return .nio
-        case .concurrencyTask: return .concurrency
-        }
-    }
-
+    var shortTitle: String { traits.shortTitle }
+    var subject: Subject { traits.subject }
     /// Expected allocations per job by the executor itself. The job closure adds the same for
     /// every executor: nothing when it captures only the shared counter (saturated jobs that
     /// are not sampled), one context when it also carries a timestamp (sampled and paced jobs).
-    var expectedAllocations: String {
+    var expectedAllocations: String { traits.allocations }
+
+    private var traits: (title: String, shortTitle: String, subject: Subject, allocations: String) {
         switch self {
-        case .boltsPool: return "~1-2: the pool's job record (+ a box for the closure)"
-        case .boltsImmediate: return "0: the job runs inline"
-        case .dispatchGlobal, .dispatchSerial: return "~1-2: Dispatch continuation (+ block copy)"
-        case .operationQueue: return "~10+: BlockOperation, its block array, queue bookkeeping"
-        case .nioEventLoopGroup: return "~0-1: NIO's task queue node"
-        case .concurrencyTask: return "~2-4: task, its closure context"
+        case .boltsPool:
+            (
+                "Bolts Executor.pool(ThreadPool).execute", "Bolts pool", .bolts,
+                "~1-2: the pool's job record (+ a box for the closure)"
+            )
+        case .boltsImmediate:
+            ("Bolts Executor.immediate.execute (runs inline)", "Bolts .immediate", .bolts, "0: the job runs inline")
+        case .dispatchGlobal:
+            ("DispatchQueue.global().async", "Dispatch global", .dispatch, "~1-2: Dispatch continuation (+ block copy)")
+        case .dispatchSerial:
+            ("serial DispatchQueue.async", "Dispatch serial", .dispatch, "~1-2: Dispatch continuation (+ block copy)")
+        case .operationQueue:
+            (
+                "OperationQueue.addOperation", "OperationQueue", .foundation,
+                "~10+: BlockOperation, its block array, queue bookkeeping"
+            )
+        case .nioEventLoopGroup:
+            ("NIO MultiThreadedEventLoopGroup next().execute", "NIO event loops", .nio, "~0-1: NIO's task queue node")
+        case .concurrencyTask:
+            (
+                "Swift Concurrency Task { } (global executor)", "Swift Task {}", .concurrency,
+                "~2-4: task, its closure context"
+            )
         }
     }
 

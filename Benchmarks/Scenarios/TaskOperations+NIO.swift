@@ -4,72 +4,49 @@ import NIOCore
 // scenario submits one job to its event loop and times inside it, on the loop's own
 // thread, which is how SwiftNIO code runs (and where SwiftNIO skips its cross-thread
 // paths). Closures capture nothing unless the name says otherwise.
-
-/// `map` on a future that has already succeeded.
-///
-/// Expected allocations per op: the new promise's future and the callback's context
-/// (RUNTIME-NOTES measured 3).
-final class NIOMapOnSucceeded: Scenario {
-    let name = "SwiftNIO map on a succeeded future, on its event loop (closure captures nothing)"
-    let subject = Subject.nio
-    let expectedAllocations = "~3: future, callback contexts"
-    private let loop: any EventLoop
-
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        return try loop.submit {
+extension TaskOperation {
+    /// `map` on a future that has already succeeded. Allocations: the new promise's future
+    /// and the callback's context (RUNTIME-NOTES measured 3).
+    static func nioMapOnSucceeded(_ loop: any EventLoop) -> TaskOperation {
+        onLoop(
+            loop, "NIOMapOnSucceeded",
+            "SwiftNIO map on a succeeded future, on its event loop (closure captures nothing)",
+            allocations: "~3: future, callback contexts"
+        ) { iterations in
             let succeeded = loop.makeSucceededFuture(1)
             return measure(iterations: iterations) {
                 for _ in 0..<iterations {
                     consume(succeeded.map { $0 &+ 1 })
                 }
             }
-        }.wait()
+        }
     }
-}
 
-/// `flatMap` on a succeeded future, the closure returning a new succeeded future (it has to
-/// capture the loop to make one).
-///
-/// Expected allocations per op: the new future, the returned future, callback contexts.
-final class NIOFlatMapOnSucceeded: Scenario {
-    let name =
-        "SwiftNIO flatMap on a succeeded future, returning a new succeeded future, on its loop (captures the loop)"
-    let subject = Subject.nio
-    let expectedAllocations = "~4: two futures, callback contexts"
-    private let loop: any EventLoop
-
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        return try loop.submit {
+    /// `flatMap` on a succeeded future, the closure returning a new succeeded future (it has
+    /// to capture the loop to make one). Allocations: the new future, the returned future,
+    /// callback contexts.
+    static func nioFlatMapOnSucceeded(_ loop: any EventLoop) -> TaskOperation {
+        onLoop(
+            loop, "NIOFlatMapOnSucceeded",
+            "SwiftNIO flatMap on a succeeded future, returning a new succeeded future, on its loop (captures the loop)",
+            allocations: "~4: two futures, callback contexts"
+        ) { iterations in
             let succeeded = loop.makeSucceededFuture(1)
             return measure(iterations: iterations) {
                 for _ in 0..<iterations {
                     consume(succeeded.flatMap { loop.makeSucceededFuture($0 &+ 1) })
                 }
             }
-        }.wait()
+        }
     }
-}
 
-/// `makePromise` + `succeed`, with nobody waiting.
-///
-/// Expected allocations per op: the future (the promise is a struct): 1.
-final class NIOPromiseCreateAndSucceed: Scenario {
-    let name = "SwiftNIO makePromise + succeed, nobody waiting, on its event loop"
-    let subject = Subject.nio
-    let expectedAllocations = "1: future"
-    private let loop: any EventLoop
-
-    init(loop: any EventLoop) { self.loop = loop }
-
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        return try loop.submit {
+    /// `makePromise` + `succeed`, with nobody waiting. Allocations: the future (the promise
+    /// is a struct): 1.
+    static func nioPromiseCreateAndSucceed(_ loop: any EventLoop) -> TaskOperation {
+        onLoop(
+            loop, "NIOPromiseCreateAndSucceed", "SwiftNIO makePromise + succeed, nobody waiting, on its event loop",
+            allocations: "1: future"
+        ) { iterations in
             measure(iterations: iterations) {
                 for i in 0..<iterations {
                     let promise = loop.makePromise(of: Int.self)
@@ -77,32 +54,18 @@ final class NIOPromiseCreateAndSucceed: Scenario {
                     consume(promise.futureResult)
                 }
             }
-        }.wait()
-    }
-}
-
-/// `makePromise`, `continuations` `map`s on its pending future, then `succeed`, which runs
-/// them. One op is the whole sequence.
-///
-/// Expected allocations per op: the promise's future, then per `map` a future and contexts.
-final class NIOPromiseWithWaitersThenSucceed: Scenario {
-    let name: String
-    let subject = Subject.nio
-    let expectedAllocations: String
-    private let loop: any EventLoop
-    private let continuations: Int
-
-    init(loop: any EventLoop, continuations: Int) {
-        self.loop = loop
-        self.continuations = continuations
-        name = "SwiftNIO makePromise + \(continuations) waiting map + succeed, on its event loop"
-        expectedAllocations = "1 + ~2-3 per map"
+        }
     }
 
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        let continuations = continuations
-        return try loop.submit {
+    /// `makePromise`, `continuations` `map`s on its pending future, then `succeed`, which runs
+    /// them; one op is the whole sequence. Allocations: the promise's future, then per `map`
+    /// a future and contexts.
+    static func nioPromiseWithWaitersThenSucceed(_ loop: any EventLoop, continuations: Int) -> TaskOperation {
+        onLoop(
+            loop, "NIOPromiseWithWaitersThenSucceed",
+            "SwiftNIO makePromise + \(continuations) waiting map + succeed, on its event loop",
+            allocations: "1 + ~2-3 per map"
+        ) { iterations in
             measure(iterations: iterations) {
                 for i in 0..<iterations {
                     let promise = loop.makePromise(of: Int.self)
@@ -112,31 +75,17 @@ final class NIOPromiseWithWaitersThenSucceed: Scenario {
                     promise.succeed(i)
                 }
             }
-        }.wait()
-    }
-}
-
-/// A chain of `links` `map`s on a pending future, then `succeed`, which runs the chain.
-/// One op is one link.
-///
-/// Expected allocations per link: its future and callback contexts.
-final class NIOPendingChainThenSucceed: Scenario {
-    let name: String
-    let subject = Subject.nio
-    let unit = "link"
-    let expectedAllocations = "~2-3 per link: future, callback contexts"
-    let fixedIterations: Int?
-    private let loop: any EventLoop
-
-    init(loop: any EventLoop, links: Int) {
-        self.loop = loop
-        fixedIterations = links
-        name = "SwiftNIO chain of \(links.formatted) pending map links, then succeed, on its event loop (per link)"
+        }
     }
 
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        let (sample, last) = try loop.submit {
+    /// A chain of `links` `map`s on a pending future, then `succeed`, which runs the chain.
+    /// One op is one link. Allocations per link: its future and callback contexts.
+    static func nioPendingChainThenSucceed(_ loop: any EventLoop, links: Int) -> TaskOperation {
+        onLoop(
+            loop, "NIOPendingChainThenSucceed",
+            "SwiftNIO chain of \(links.formatted) pending map links, then succeed, on its event loop (per link)",
+            unit: "link", fixedIterations: links, allocations: "~2-3 per link: future, callback contexts"
+        ) { iterations in
             var result = -1
             let sample = measure(iterations: iterations) {
                 let promise = loop.makePromise(of: Int.self)
@@ -147,47 +96,26 @@ final class NIOPendingChainThenSucceed: Scenario {
                 promise.succeed(0)
                 last.assumeIsolated().whenSuccess { result = $0 }
             }
-            return (sample, result)
-        }.wait()
-        guard last == iterations else { throw BenchmarkError.wrongResult("chain ended with \(last)") }
-        return sample
+            guard result == iterations else { throw BenchmarkError.wrongResult("chain ended with \(result)") }
+            return sample
+        }
     }
-}
 
-/// `andAllSucceed` (no values) or `whenAllSucceed` (collects the values) over `inputs`
-/// pending promises, all succeeded on the loop. One op is one input.
-///
-/// Expected allocations per input: the promise's future and the aggregate's callback (~2-3).
-final class NIOAllSucceed: Scenario {
-    enum Form {
+    /// The aggregate `nioAllSucceed` measures; the case names are SwiftNIO's, and its name's.
+    enum AllSucceedForm {
         case andAllSucceed
         case whenAllSucceed
     }
 
-    let name: String
-    let subject = Subject.nio
-    let unit = "input"
-    let expectedAllocations = "~2-3: future, aggregate callback"
-    let fixedIterations: Int?
-    private let loop: any EventLoop
-    private let form: Form
-
-    init(loop: any EventLoop, inputs: Int, form: Form) {
-        self.loop = loop
-        self.form = form
-        fixedIterations = inputs
-        switch form {
-        case .andAllSucceed:
-            name = "SwiftNIO andAllSucceed over \(inputs.formatted) promises, succeeded on its event loop (per input)"
-        case .whenAllSucceed:
-            name = "SwiftNIO whenAllSucceed over \(inputs.formatted) promises, succeeded on its event loop (per input)"
-        }
-    }
-
-    func run(iterations: Int) throws -> Sample {
-        let loop = loop
-        let form = form
-        let (sample, done) = try loop.submit {
+    /// `andAllSucceed` (no values) or `whenAllSucceed` (collects the values) over `inputs`
+    /// pending promises, all succeeded on the loop. One op is one input. Allocations per
+    /// input: the promise's future and the aggregate's callback (~2-3).
+    static func nioAllSucceed(_ loop: any EventLoop, inputs: Int, form: AllSucceedForm) -> TaskOperation {
+        onLoop(
+            loop, "NIOAllSucceed",
+            "SwiftNIO \(form) over \(inputs.formatted) promises, succeeded on its event loop (per input)",
+            unit: "input", fixedIterations: inputs, allocations: "~2-3: future, aggregate callback"
+        ) { iterations in
             var done = false
             let sample = measure(iterations: iterations) {
                 var promises: [EventLoopPromise<Int>] = []
@@ -210,9 +138,8 @@ final class NIOAllSucceed: Scenario {
                     all.assumeIsolated().whenSuccess { done = $0.count == iterations }
                 }
             }
-            return (sample, done)
-        }.wait()
-        guard done else { throw BenchmarkError.wrongResult("the aggregate did not succeed on the loop") }
-        return sample
+            guard done else { throw BenchmarkError.wrongResult("the aggregate did not succeed on the loop") }
+            return sample
+        }
     }
 }
