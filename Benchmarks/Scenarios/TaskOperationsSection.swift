@@ -120,31 +120,28 @@ final class TaskOperationsSection: BenchmarkSection {
 
     // MARK: Goals
 
-    /// The task operations' ratio goals as data (the rest need samples or exact counts).
+    /// The task operations' ratio goals as data (the rest need samples or exact counts): each
+    /// Bolts arm at least twice as fast as its SwiftNIO peer.
     static let ratioGoals: [Goal] = {
-        func key(_ comparison: String, _ subject: String, _ peer: String) -> VerdictKey {
-            VerdictKey(
-                section: .taskOperations, comparison: comparison, arm: subject, baseline: peer,
+        func twice(_ text: String, _ row: (comparison: String, arm: String), over peer: String) -> Goal {
+            let key = VerdictKey(
+                section: .taskOperations, comparison: row.comparison, arm: row.arm, baseline: peer,
                 metric: Catalog.metrics(for: .taskOperations)[0].metric.key)
+            return Goal(text: text, rows: [GoalRow(key: key)], bound: 2, isAtLeast: true)
         }
         return [
-            Goal(
-                text: "continueWith on a completed task ≥ 2× as fast as SwiftNIO's map on its loop",
-                rows: [GoalRow(key: key("continue-with-completed", "BoltsContinueWithOnCompleted", "NIOMapOnSucceeded"))],
-                bound: 2, isAtLeast: true),
-            Goal(
-                text: "promise + one continuation + complete ≥ 2× as fast as SwiftNIO",
-                rows: [
-                    GoalRow(
-                        key: key("promise-1-waiter", "BoltsSourceWithWaitersThenSet", "NIOPromiseWithWaitersThenSucceed"))
-                ],
-                bound: 2, isAtLeast: true),
+            twice(
+                "continueWith on a completed task ≥ 2× as fast as SwiftNIO's map on its loop", continueWithRow,
+                over: "NIOMapOnSucceeded"),
+            twice(
+                "promise + one continuation + complete ≥ 2× as fast as SwiftNIO", singleContinuationRow,
+                over: "NIOPromiseWithWaitersThenSucceed"),
         ]
     }()
 
-    /// The rows the goals that need samples or exact counts read, as (comparison, arm)
-    /// identifiers of `VerdictKey`: the chain link and the single continuation (the Welch
-    /// interval), and the entries whose allocations are counted.
+    /// The rows the goals read, as (comparison, arm) identifiers of `VerdictKey`: the chain
+    /// link and the single continuation (the Welch interval), and the entries whose
+    /// allocations are counted.
     static let chainRow = ("chain", "BoltsPendingChainThenSet")
     static let singleContinuationRow = ("promise-1-waiter", "BoltsSourceWithWaitersThenSet")
     static let continueWithRow = ("continue-with-completed", "BoltsContinueWithOnCompleted")
@@ -154,79 +151,63 @@ final class TaskOperationsSection: BenchmarkSection {
     /// The product's goals for task operations: speed against SwiftNIO, and allocations per
     /// continuation (exact counts).
     static func goals(_ results: [ComparisonResult]) -> [GoalCheck] {
-        var checks: [GoalCheck] = []
         let ops = results.filter { $0.section == .taskOperations }
-
-        /// The comparison, entry and row of the arm `row` names, found by its key; nil when
-        /// the run has no such row or the entry no samples.
-        func find(_ row: (comparison: String, arm: String)) -> (ComparisonResult, EntryResult, VerdictRow)? {
-            for comparison in ops {
-                guard
-                    let verdict = comparison.verdicts.first(where: {
-                        !$0.isAA && $0.key?.comparison == row.comparison && $0.key?.arm == row.arm
-                    }),
-                    let entry = comparison.entries.first(where: { $0.name == verdict.subject && !$0.samples.isEmpty })
-                else { continue }
-                return (comparison, entry, verdict)
-            }
-            return nil
+        /// The entry and row of the arm `row` names, found by its key; nil when the run has no
+        /// such row or the entry no samples.
+        func find(_ row: (comparison: String, arm: String)) -> (entry: EntryResult, row: VerdictRow)? {
+            ops.lazy.compactMap { comparison in
+                comparison.verdicts.first {
+                    !$0.isAA && $0.key?.comparison == row.comparison && $0.key?.arm == row.arm
+                }.flatMap { verdict in
+                    comparison.entries.first { $0.name == verdict.subject && !$0.samples.isEmpty }.map { ($0, verdict) }
+                }
+            }.first
+        }
+        /// The goal of at most one allocation per continuation on `what`, an exact count.
+        func perContinuation(_ what: String, measured: String, _ value: Double?) -> GoalCheck {
+            Goals.count(
+                "≤ 1 allocation per continuation (closure captures nothing): \(what)", measured: measured, value: value,
+                atMost: 1.005)
         }
 
-        let rows = ops.flatMap(\.verdicts)
-        checks += ratioGoals.map { Goals.judge($0, in: rows) }
+        var checks = ratioGoals.map { Goals.judge($0, in: ops.flatMap(\.verdicts)) }
         // A chain link against Bolts' own promise + one continuation + complete: two
         // comparisons, so their rounds are not paired; Welch's interval on the two series.
-        if let (_, chain, chainRow) = find(chainRow), let (_, single, _) = find(singleContinuationRow) {
-            let chainTimes = chain.samples.map { log($0.nanosecondsPerOperation) }
-            let singleTimes = single.samples.map { log($0.nanosecondsPerOperation) }
-            let estimate = PairedStatistics.unpairedEstimate(chainTimes, against: singleTimes)
+        if let (chain, chainRow) = find(chainRow), let single = find(singleContinuationRow)?.entry {
+            let estimate = PairedStatistics.unpairedEstimate(
+                chain.samples.map { log($0.nanosecondsPerOperation) },
+                against: single.samples.map { log($0.nanosecondsPerOperation) })
             var row = chainRow
             row.ratio = estimate?.ratio
             row.interval95 = estimate.map { [$0.low, $0.high] }
             checks.append(
                 Goals.ratio(
                     "chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete (Welch interval, unpaired)",
-                    [LabelledRow(label: "time ratio", row: row)], atMost: 1.5
-                )
-            )
+                    [LabelledRow(label: "time ratio", row: row)], atMost: 1.5))
         } else {
             checks.append(
-                Goals.ratio("chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete", [], atMost: 1.5)
-            )
+                Goals.ratio("chain link ≤ 1.5× the time of Bolts' promise + one continuation + complete", [], atMost: 1.5))
         }
 
         // Allocations per continuation whose closure captures nothing: exact counts.
-        if let (_, entry, _) = find(continueWithRow) {
-            let allocations = entry.medianAllocationsPerOperation
+        if let allocations = find(continueWithRow).map({ $0.entry.medianAllocationsPerOperation }) {
             checks.append(
-                Goals.count(
-                    "≤ 1 allocation per continuation (closure captures nothing): continueWith on a completed task",
-                    measured: "\(allocations?.formattedAllocations ?? "?") per continuation",
-                    value: allocations, atMost: 1.005
-                )
-            )
+                perContinuation(
+                    "continueWith on a completed task",
+                    measured: "\(allocations?.formattedAllocations ?? "?") per continuation", allocations))
         }
-        if let (_, eight, _) = find(eightWaitersRow),
-            let (_, bare, _) = find(noWaiterRow),
-            let withWaiters = eight.medianAllocationsPerOperation, let base = bare.medianAllocationsPerOperation
+        if let withWaiters = find(eightWaitersRow)?.entry.medianAllocationsPerOperation,
+            let base = find(noWaiterRow)?.entry.medianAllocationsPerOperation
         {
-            let perContinuation = (withWaiters - base) / 8
-            checks.append(
-                Goals.count(
-                    "≤ 1 allocation per continuation (closure captures nothing): waiting on a pending task",
-                    measured:
-                        "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8 = \(perContinuation.formattedAllocations)",
-                    value: perContinuation, atMost: 1.005
-                )
-            )
+            let perWaiter = (withWaiters - base) / 8
+            let waiters =
+                "(\(withWaiters.formattedAllocations) with 8 waiters − \(base.formattedAllocations) without) / 8"
+            let measured = "\(waiters) = \(perWaiter.formattedAllocations)"
+            checks.append(perContinuation("waiting on a pending task", measured: measured, perWaiter))
         }
-        if let (_, chain, _) = find(chainRow), let allocations = chain.medianAllocationsPerOperation {
+        if let allocations = find(chainRow)?.entry.medianAllocationsPerOperation {
             checks.append(
-                Goals.count(
-                    "≤ 1 allocation per continuation (closure captures nothing): chain link",
-                    measured: "\(allocations.formattedAllocations) per link", value: allocations, atMost: 1.005
-                )
-            )
+                perContinuation("chain link", measured: "\(allocations.formattedAllocations) per link", allocations))
         }
         return checks
     }
