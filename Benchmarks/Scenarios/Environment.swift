@@ -12,16 +12,14 @@ final class Environment {
 
     /// The loop that SwiftNIO's task-operation peers run on.
     var peerLoop: any EventLoop {
-        if let group = peerLoopGroup { return group.next() }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = peerLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: 1)
         peerLoopGroup = group
         return group.next()
     }
 
     /// The Bolts pool used by task operations that complete on a pool (one worker per CPU).
     var pool: ThreadPool {
-        if let pool = sharedPool { return pool }
-        let pool = ThreadPool(threadCount: System.coreCount)
+        let pool = sharedPool ?? ThreadPool(threadCount: System.coreCount)
         sharedPool = pool
         return pool
     }

@@ -25,9 +25,8 @@ extension SVGChart {
                     + "\(rates.min()!.formattedRate) to \(rates.max()!.formattedRate)."
                 continue
             }
-            let style = style(for: kind)
-            series.append(
-                Series(label: kind.shortTitle, color: style.color, width: style.width, dashed: style.dashed, values: values))
+            let (color, width, dashed) = style(for: kind)
+            series.append(Series(label: kind.shortTitle, color: color, width: width, dashed: dashed, values: values))
         }
         if let dispatch = series.first(where: { $0.label == ExecutorKind.dispatchGlobal.shortTitle }) {
             series.append(

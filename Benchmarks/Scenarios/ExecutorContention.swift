@@ -62,7 +62,9 @@ final class ExecutorJobs: Scenario, LatencyRecording {
 
     func run(iterations: Int) throws -> Sample {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
-        let (jobs, gang) = paced ? pacedGang(iterations, running) : saturatingGang(iterations, running)
+        let sampled = paced ? iterations : (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery
+        let jobs = JobCounter(total: iterations, latencySlots: sampled)
+        let gang = paced ? pacedGang(iterations, jobs, running) : saturatingGang(iterations, jobs, running)
         gang.waitUntilReady()
         let allocationsBefore = bench_allocation_count()
         gang.start()
@@ -83,15 +85,11 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         )
     }
 
-    /// The saturating producers, waiting at their gate, and the counter of their jobs.
-    private func saturatingGang(_ iterations: Int, _ running: RunningExecutor) -> (JobCounter, ProducerGang) {
-        let jobs = JobCounter(
-            total: iterations,
-            latencySlots: (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery
-        )
+    /// The saturating producers of `jobs`, waiting at their gate.
+    private func saturatingGang(_ iterations: Int, _ jobs: JobCounter, _ running: RunningExecutor) -> ProducerGang {
         let submit = running.submit
         let producerCount = producers
-        let gang = ProducerGang(producers: producerCount) { producer in
+        return ProducerGang(producers: producerCount) { producer in
             var index = producer
             while index < iterations {
                 let jobIndex = index
@@ -104,16 +102,14 @@ final class ExecutorJobs: Scenario, LatencyRecording {
                 index += producerCount
             }
         }
-        return (jobs, gang)
     }
 
-    /// The paced producers, waiting at their gate, and the counter of their jobs.
-    private func pacedGang(_ iterations: Int, _ running: RunningExecutor) -> (JobCounter, ProducerGang) {
-        let jobs = JobCounter(total: iterations, latencySlots: iterations)
+    /// The paced producers of `jobs`, waiting at their gate.
+    private func pacedGang(_ iterations: Int, _ jobs: JobCounter, _ running: RunningExecutor) -> ProducerGang {
         let submit = running.submit
         let producerCount = producers
         let wakeUps = (0..<producerCount).map { _ in DispatchSemaphore(value: 0) }
-        let gang = ProducerGang(producers: producerCount) { producer in
+        return ProducerGang(producers: producerCount) { producer in
             let wakeUp = wakeUps[producer]
             var index = producer
             while index < iterations {
@@ -127,7 +123,6 @@ final class ExecutorJobs: Scenario, LatencyRecording {
                 index += producerCount
             }
         }
-        return (jobs, gang)
     }
 }
 

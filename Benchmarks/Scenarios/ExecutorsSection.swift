@@ -26,7 +26,8 @@ final class ExecutorsSection: BenchmarkSection {
     private let childArguments: [String]
 
     init(producerCounts: [Int], filter: String?, withoutReference: Bool, processes: Int, childArguments: [String]) {
-        comparisons = Self.comparisons(producerCounts: producerCounts, filter: filter, withoutReference: withoutReference)
+        comparisons = Self.comparisons(
+            producerCounts: producerCounts, filter: filter, withoutReference: withoutReference)
         self.processes = processes
         self.childArguments = childArguments
     }
@@ -76,9 +77,9 @@ final class ExecutorsSection: BenchmarkSection {
         if !handOffs.isEmpty {
             text += "\n## \(Catalog.handOffGroup)\n\n"
             text += Report.method("Executor hand-off latency, paced", []) + "\n### p99 hand-off latency\n\n"
-            let (p99, roundTrip) = (Catalog.metrics(for: .paced)[0].metric.key, Catalog.metrics(for: .paced)[1].metric.key)
-            text += producerMatrix(handOffs, metric: p99)
-            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: roundTrip)
+            let keys = Catalog.metrics(for: .paced).map(\.metric.key)
+            text += producerMatrix(handOffs, metric: keys[0])
+            text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: keys[1])
         }
         return text
     }
@@ -91,20 +92,14 @@ final class ExecutorsSection: BenchmarkSection {
             headers: ["executor"] + comparisons.map { "P=\($0.producers ?? 0)" },
             alignments: [.left] + comparisons.map { _ in .right }
         )
-        func cell(_ row: VerdictRow?) -> String { row?.formattedCell ?? "–" }
-        table.rows.append(
-            ["noise threshold (A/A)"] + comparisons.map { comparison in
-                comparison.verdicts.first { $0.isAA && (metric == nil || $0.key?.metric == metric) }?.formattedThreshold ?? "–"
-            }
-        )
+        func row(_ comparison: ComparisonResult, _ matches: (VerdictRow) -> Bool) -> VerdictRow? {
+            comparison.verdicts.first { matches($0) && (metric == nil || $0.key?.metric == metric) }
+        }
+        table.rows.append(["noise threshold (A/A)"] + comparisons.map { row($0, \.isAA)?.formattedThreshold ?? "–" })
         for kind in ExecutorKind.allCases where kind != .dispatchGlobal {
-            let cells = comparisons.map { comparison in
-                comparison.verdicts.first {
-                    !$0.isAA && $0.key?.arm == kind.rawValue && (metric == nil || $0.key?.metric == metric)
-                }
-            }
+            let cells = comparisons.map { row($0) { !$0.isAA && $0.key?.arm == kind.rawValue } }
             guard cells.contains(where: { $0 != nil }) else { continue }
-            table.rows.append([kind.shortTitle] + cells.map(cell))
+            table.rows.append([kind.shortTitle] + cells.map { $0?.formattedCell ?? "–" })
         }
         return table.render()
     }

@@ -71,15 +71,10 @@ enum ExecutorKind: String, CaseIterable, Sendable {
         case .operationQueue:
             let queue = OperationQueue()
             return RunningExecutor(
-                submit: { queue.addOperation($0) },
-                stop: { queue.waitUntilAllOperationsAreFinished() }
-            )
+                submit: { queue.addOperation($0) }, stop: { queue.waitUntilAllOperationsAreFinished() })
         case .nioEventLoopGroup:
             let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-            return RunningExecutor(
-                submit: { group.next().execute($0) },
-                stop: { try? group.syncShutdownGracefully() }
-            )
+            return RunningExecutor(submit: { group.next().execute($0) }, stop: { try? group.syncShutdownGracefully() })
         case .concurrencyTask:
             return RunningExecutor(submit: { job in _Concurrency.Task { job() } }, stop: {})
         }

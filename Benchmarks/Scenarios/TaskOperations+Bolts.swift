@@ -80,7 +80,8 @@ extension TaskOperation {
     static func boltsSourceWithWaitersThenSet(continuations: Int) -> TaskOperation {
         TaskOperation(
             "BoltsSourceWithWaitersThenSet", .bolts,
-            "Bolts TaskCompletionSource + \(continuations) waiting continueWith + set(result:) (closures capture nothing)",
+            "Bolts TaskCompletionSource + \(continuations) waiting continueWith + set(result:)"
+                + " (closures capture nothing)",
             allocations: "2 + ≤\(continuations) goal: source, task, one per continuation"
         ) { iterations in
             measure(iterations: iterations) {

@@ -4,24 +4,20 @@ import Bolts
 // unless the name says the pool completes the inputs; the async scenarios run in a
 // detached Swift task and time themselves there.
 extension TaskOperation {
-    /// How the inputs of `boltsWhenAll` are set: each by its own job on the Bolts pool (the
-    /// caller blocks in `waitUntilCompleted`), or inline by the caller, first to last or last
-    /// to first.
+    /// Who sets the inputs of `boltsWhenAll`: a pool job each (the caller blocks in
+    /// `waitUntilCompleted`), or the caller inline, first to last or last to first.
     enum WhenAllCompletion {
         case poolJobPerInput(ThreadPool)
         case inlineByCaller
         case inlineByCallerLastToFirst
     }
 
-    /// `Task.whenAll` over `inputs` pending sources; then each source is set as `completion`
-    /// says. One op is one input; `index` tells the variants' identifiers apart.
-    ///
-    /// The aggregate waits for one pending input at a time, from the last (`_Join`): sources set
-    /// from the first to the last cost it one registration in all, set from the last to the
-    /// first one registration each (its worst case). Expected allocations per input: the
-    /// source's task object (1; the source and the task share it); the registrations' job
-    /// records come from the runtime's block magazines, not from malloc; on the pool variant,
-    /// the pool job's closure context (1).
+    /// `Task.whenAll` over `inputs` pending sources, then each source set as `completion` says;
+    /// one op is one input; `index` tells the variants' identifiers apart. The aggregate waits
+    /// for one pending input at a time, from the last (`_Join`): set first to last, that is one
+    /// registration in all; last to first, one each (its worst case). Allocations per input:
+    /// the source's task (the source and the task share it; registrations come from the block
+    /// magazines, not malloc), plus the pool job's closure context on the pool variant.
     static func boltsWhenAll(inputs: Int, completion: WhenAllCompletion, index: Int) -> TaskOperation {
         let (how, allocations) =
             switch completion {
