@@ -9,66 +9,6 @@ enum Catalog {
     /// Inputs of the aggregate comparisons.
     static let aggregateInputs = 10_000
 
-    /// The task operations, each comparison's reference its last entry (SwiftNIO's or Swift's).
-    static func taskOperations(_ environment: Environment) -> [Comparison] {
-        let loop = environment.peerLoop
-        let pool = environment.pool
-        let (links, inputs) = (chainLinks, aggregateInputs)
-        func comparison(
-            _ id: String, _ operation: String, isProcessTheUnit: Bool = false, _ scenarios: [TaskOperation]
-        ) -> Comparison {
-            Comparison(
-                group: taskOperationsGroup, section: .taskOperations, metrics: metrics(for: .taskOperations),
-                operation: operation, id: id, entries: scenarios.map { Comparison.Entry(scenario: $0, id: $0.id) },
-                referenceIndex: scenarios.count - 1, producers: nil, isProcessTheUnit: isProcessTheUnit)
-        }
-        return [
-            comparison(
-                "continue-with-completed", "continueWith on a completed task",
-                [.boltsContinueWithOnCompleted(), .boltsContinueOnSuccessWithOnCompleted(), .nioMapOnSucceeded(loop)]),
-            comparison(
-                "flat-map-completed", "continuation returning a task (flatMap) on a completed task",
-                [.boltsContinueOnSuccessWithTaskOnCompleted(), .nioFlatMapOnSucceeded(loop)]),
-            comparison(
-                "promise-1-waiter", "promise + one waiting continuation + complete",
-                [
-                    .boltsSourceWithWaitersThenSet(continuations: 1),
-                    .nioPromiseWithWaitersThenSucceed(loop, continuations: 1),
-                ]),
-            comparison(
-                "promise-8-waiters", "promise + 8 waiting continuations + complete",
-                [
-                    .boltsSourceWithWaitersThenSet(continuations: 8),
-                    .nioPromiseWithWaitersThenSucceed(loop, continuations: 8),
-                ]),
-            comparison(
-                "chain", "chain of \(links.formatted) pending continuations, then complete (per link)",
-                [.boltsPendingChainThenSet(links: links), .nioPendingChainThenSucceed(loop, links: links)]),
-            comparison(
-                "promise-no-waiter", "promise create + complete, nobody waiting",
-                [.boltsSourceCreateAndSet(), .nioPromiseCreateAndSucceed(loop)]),
-            comparison(
-                "when-all", "whenAll over \(inputs.formatted) tasks, no values collected (per input)",
-                isProcessTheUnit: true,  // a job per input on the pool's workers
-                [
-                    .boltsWhenAll(inputs: inputs, completion: .poolJobPerInput(pool), index: 0),
-                    .boltsWhenAll(inputs: inputs, completion: .inlineByCaller, index: 1),
-                    .boltsWhenAll(inputs: inputs, completion: .inlineByCallerLastToFirst, index: 2),
-                    .nioAllSucceed(loop, inputs: inputs, form: .andAllSucceed),
-                ]),
-            comparison(
-                "when-all-result", "whenAll over \(inputs.formatted) tasks, collecting the values (per input)",
-                [.boltsWhenAllResult(inputs: inputs), .nioAllSucceed(loop, inputs: inputs, form: .whenAllSucceed)]),
-            comparison(
-                "await-completed", "await the value of an already-completed task",
-                [.boltsAwaitCompletedValue(), .concurrencyUnsafeContinuationResumedAtOnce()]),
-            comparison(
-                "async-round-trip", "async round trip: run a closure elsewhere, await its value",
-                isProcessTheUnit: true,  // hops between the pool's workers and Swift's
-                [.boltsPoolExecuteAwaitValue(pool: pool), .boltsFromAsyncAwaitValue(), .concurrencyTaskAwaitValue()]),
-        ]
-    }
-
     /// The task operations that run in child processes (`Comparison.isProcessTheUnit`), after
     /// `filter`: the list that a child's `--comparison-index` points into.
     static func taskOperationsInProcesses(

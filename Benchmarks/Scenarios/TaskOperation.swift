@@ -1,8 +1,7 @@
 import NIOCore
 
 /// A task-operation scenario as data: what the report names and keys it by, and the body
-/// that measures one sample, so that each operation is one factory (`TaskOperation.bolts…`,
-/// `.nio…`, `.concurrency…`) rather than a class of its own.
+/// that measures one sample, so that `Catalog.taskOperations` declares every arm in one table.
 final class TaskOperation: Scenario {
     /// Its identifier in verdict keys (`VerdictKey.arm`), unique within its comparison.
     let id: String
