@@ -10,20 +10,18 @@ import Synchronization
 
 /// P producer threads submit `iterations` tiny jobs between them to one executor; each job
 /// records its hand-off latency (from just before its submission to the start of its body)
-/// if it is sampled, and increments a shared counter.
+/// if it is sampled, and increments a shared counter. Allocations per job: the executor's own
+/// (`ExecutorKind.expectedAllocations`), plus a closure context for a job that carries a
+/// timestamp; a job that captures only the counter needs none.
 ///
-/// Saturated (throughput): the producers submit as fast as they can. The time runs from the
+/// Saturated (throughput): the producers submit as fast as they can; the time runs from the
 /// first producer starting to the last job finishing (end to end, so work still queued
-/// counts). Every 64th job is sampled; under saturation its latency is mostly time queued
-/// behind other jobs. Allocations per job: the executor's own (`ExecutorKind
-/// .expectedAllocations`); the job closure captures only the counter (no context), except
-/// sampled jobs, which carry a timestamp in one context (1 in 64).
+/// counts). Every 64th job is sampled; its latency is mostly time queued behind other jobs.
 ///
 /// Paced hand-off: each producer submits one job and waits (blocked) until it has run, so
 /// nothing queues up and the latency is the executor's own hand-off (including waking an
 /// idle worker). Every job is sampled. Time per job is the full round trip (submit, run,
-/// wake the producer) divided by P running at once. Allocations per job: the executor's own
-/// plus the job closure's context (counter, slot, timestamp, the producer's semaphore).
+/// wake the producer) divided by P running at once.
 final class ExecutorJobs: Scenario, LatencyRecording {
     let name: String
     let subject: Subject
@@ -35,7 +33,9 @@ final class ExecutorJobs: Scenario, LatencyRecording {
     /// Paced hand-off rather than saturated throughput.
     let paced: Bool
     private var running: RunningExecutor?
-    private var histogram = LatencyHistogram()
+    /// The hand-off latencies of the measured samples; made (about 400 KiB) on first use, so
+    /// that filtered-out scenarios cost nothing.
+    private var histogram: Histogram<UInt64>?
 
     init(_ kind: ExecutorKind, producers: Int, paced: Bool) {
         self.kind = kind
@@ -56,9 +56,9 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         running = nil
     }
 
-    func resetLatencies() { histogram.reset() }
+    func resetLatencies() { histogram = nil }
 
-    func latencySummary() -> LatencySummary? { histogram.summary }
+    func latencySummary() -> LatencySummary? { histogram.map(LatencySummary.init) }
 
     func run(iterations: Int) throws -> Sample {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
@@ -76,13 +76,29 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         guard jobs.ranCount == iterations else {
             throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
         }
-        let latency = histogram.record(jobs.latencies)
+        let latency = record(jobs.latencies)
         return Sample(
             iterations: iterations,
             nanoseconds: (paced ? gang.lastFinish : jobs.finishedAt) &- gang.firstStart,
             allocations: allocationsAfter &- allocationsBefore,
             latency: latency
         )
+    }
+
+    /// Adds `latencies` to `histogram` and returns the percentiles of these alone (the sample's).
+    private func record(_ latencies: UnsafeBufferPointer<UInt64>) -> LatencySummary? {
+        guard !latencies.isEmpty else { return nil }
+        func empty() -> Histogram<UInt64> {
+            Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        }
+        var all = histogram ?? empty()
+        var sample = empty()
+        for latency in latencies {
+            all.record(latency)
+            sample.record(latency)
+        }
+        histogram = all
+        return LatencySummary(sample)
     }
 
     /// The saturating producers of `jobs`, waiting at their gate.
@@ -123,33 +139,6 @@ final class ExecutorJobs: Scenario, LatencyRecording {
                 index += producerCount
             }
         }
-    }
-}
-
-/// Hand-off latencies accumulated over the measured samples of one scenario. The histogram
-/// (about 400 KiB) is made on first use, so scenarios that are filtered out cost nothing.
-struct LatencyHistogram {
-    private var histogram: Histogram<UInt64>?
-
-    private static func empty() -> Histogram<UInt64> {
-        Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-    }
-
-    mutating func reset() { histogram = nil }
-
-    var summary: LatencySummary? { histogram.map(LatencySummary.init) }
-
-    /// Adds `latencies` and returns the percentiles of these alone (for the sample).
-    mutating func record(_ latencies: UnsafeBufferPointer<UInt64>) -> LatencySummary? {
-        guard !latencies.isEmpty else { return nil }
-        var all = histogram ?? LatencyHistogram.empty()
-        var sample = LatencyHistogram.empty()
-        for latency in latencies {
-            all.record(latency)
-            sample.record(latency)
-        }
-        histogram = all
-        return LatencySummary(sample)
     }
 }
 

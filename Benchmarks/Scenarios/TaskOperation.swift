@@ -33,9 +33,9 @@ final class TaskOperation: Scenario {
         _ loop: any EventLoop, _ id: String, _ name: String, unit: String = "op", fixedIterations: Int? = nil,
         allocations: String, body: @escaping @Sendable (_ iterations: Int) throws -> Sample
     ) -> TaskOperation {
-        TaskOperation(id, .nio, name, unit: unit, fixedIterations: fixedIterations, allocations: allocations) {
-            iterations in try loop.submit { try body(iterations) }.wait()
-        }
+        TaskOperation(
+            id, .nio, name, unit: unit, fixedIterations: fixedIterations, allocations: allocations
+        ) { iterations in try loop.submit { try body(iterations) }.wait() }
     }
 
     /// An operation whose `body` runs, and times itself, in a detached Swift task (`runAsync`).

@@ -27,6 +27,7 @@ extension Catalog {
         let pool = environment.pool
         let (links, inputs) = (chainLinks, aggregateInputs)
         var comparisons: [Comparison] = []
+        /// Appends the comparison of `arms`, the last its reference.
         func compare(_ id: String, _ operation: String, isProcessTheUnit: Bool = false, _ arms: TaskOperation...) {
             comparisons.append(
                 Comparison(
