@@ -45,7 +45,7 @@ final class ExecutorsSection: BenchmarkSection {
     var weight: Double { comparisons.map(Self.weight).reduce(0, +) }
 
     static func weight(_ comparison: Comparison) -> Double {
-        comparison.section == .paced ? weightPaced : weightExecutors
+        Quoted.weight(comparison.section == .paced ? weightPaced : weightExecutors, comparison.section, comparison.id)
     }
 
     var progressSteps: Int { comparisons.count }

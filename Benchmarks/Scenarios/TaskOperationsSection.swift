@@ -43,7 +43,7 @@ final class TaskOperationsSection: BenchmarkSection {
     var weight: Double { comparisons.map(Self.weight).reduce(0, +) }
 
     static func weight(_ comparison: Comparison) -> Double {
-        comparison.isProcessTheUnit ? weightInProcesses : weightInProcess
+        Quoted.weight(comparison.isProcessTheUnit ? weightInProcesses : weightInProcess, .taskOperations, comparison.id)
     }
 
     var progressSteps: Int { comparisons.count }

@@ -50,6 +50,11 @@ struct ServerBenchmark {
         var section: Section { cpus == nil ? .server : .serverCPULimit }
 
         var wrk: WrkSettings { WrkSettings(seconds: seconds, wrkThreads: wrkThreads, connections: connections) }
+
+        /// The budget weight of all configurations, `weight` each (`Quoted`'s twice).
+        func weight(perConfiguration weight: Double) -> Double {
+            configurations { _ in 0 }.map { Quoted.weight(weight, section, $0.key) }.reduce(0, +)
+        }
     }
 
     typealias Outcome = WrkOutcome<ServerPeer, Settings>
@@ -79,7 +84,7 @@ struct ServerBenchmark {
     }
 
     /// Runs every configuration in paired rounds against `host`'s servers (`WrkRounds.run`), each
-    /// of `weight` in `scheduler`'s budget, after one warm-up run per peer: each round runs every
+    /// of `weight` in `scheduler`'s budget (`Quoted`'s twice), after one warm-up run per peer: each round runs every
     /// peer once and `DispatchGroup` twice.
     func run<Host: WrkHost>(host: Host, scheduler: RoundScheduler, weight: Double) -> Outcome
     where Host.Arm == ServerPeer {
@@ -109,8 +114,8 @@ struct ServerBenchmark {
             let (rounds, verdicts) = WrkRounds.run(
                 "\(section.rawValue): \(name(configuration))", host: host, loads: [load], arms: peers,
                 reference: reference, section: section, title: \.title, shortTitle: \.shortTitle,
-                scheduler: scheduler, weight: weight, settings: settings.wrk,
-                loadGenerator: loadGenerator)
+                scheduler: scheduler, weight: Quoted.weight(weight, section, configuration.key),
+                settings: settings.wrk, loadGenerator: loadGenerator)
             outcome.verdicts += verdicts
             outcome.draws += rounds.measurements.map(\.value)
             outcome.noise.append(rounds.noise)

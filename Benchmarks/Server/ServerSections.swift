@@ -29,7 +29,7 @@ final class ServerSection: BenchmarkSection {
     }
 
     var weight: Double {
-        server.peers.isEmpty ? 0 : Self.weightPerConfiguration * Double(server.settings.configurations { _ in 0 }.count)
+        server.peers.isEmpty ? 0 : server.settings.weight(perConfiguration: Self.weightPerConfiguration)
     }
 
     var progressSteps: Int { server.peers.isEmpty ? 0 : 1 }
@@ -83,7 +83,7 @@ final class ServerCPULimitSection: BenchmarkSection {
 
     var weight: Double {
         guard runs, let variant else { return 0 }
-        return Self.weightPerConfiguration * Double(variant.server.settings.configurations { _ in 0 }.count)
+        return variant.server.settings.weight(perConfiguration: Self.weightPerConfiguration)
     }
 
     var progressSteps: Int { runs ? 1 : 0 }

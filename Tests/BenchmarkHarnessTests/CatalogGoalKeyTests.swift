@@ -90,4 +90,24 @@ import Testing
             #expect(keys.contains { $0.comparison == comparison && $0.arm == arm }, "no row \(comparison) \(arm)")
         }
     }
+
+    @Test func everyQuotedComparisonIsOneItsSectionMakes() {
+        let environment = Environment()
+        defer { environment.shutdown() }
+        let producers = [1, 2, 4, 8]
+        let serverSettings = ServerBenchmark.Settings(
+            fanOuts: [1, 16, 64], jobNanoseconds: [300, 3_000], rounds: 3, seconds: 1, eventLoops: 2, wrkThreads: 1,
+            connections: 32)
+        let made: [Section: [String]] = [
+            .taskOperations: Catalog.taskOperations(environment).map(\.id),
+            .executors: Catalog.executors(producerCounts: producers).map(\.id),
+            .server: serverSettings.configurations { _ in 0 }.map(\.key),
+        ]
+        #expect(Set(Quoted.comparisons.keys) == Set(made.keys))
+        for (section, ids) in Quoted.comparisons {
+            for id in ids { #expect(made[section]?.contains(id) == true, "\(section.rawValue): no comparison \(id)") }
+        }
+        #expect(Quoted.weight(1, .executors, "tiny-P8") == Quoted.factor && Quoted.weight(1, .executors, "tiny-P1") == 1)
+        #expect(serverSettings.weight(perConfiguration: 4) == 4 * 5 + 4 * Quoted.factor)
+    }
 }
