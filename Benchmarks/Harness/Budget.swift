@@ -6,11 +6,9 @@
 final class Budget {
     /// When the measurements must end, on the monotonic clock; nil when unlimited.
     let deadline: UInt64?
-    let totalSeconds: Double?
     private var remainingWeight: Double
 
     init(seconds: Double?, totalWeight: Double) {
-        totalSeconds = seconds
         deadline = seconds.map { now() &+ UInt64($0 * 1e9) }
         remainingWeight = max(totalWeight, 1e-9)
     }

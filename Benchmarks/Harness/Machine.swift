@@ -39,23 +39,16 @@ struct Machine: Codable {
         uname(&name)
         let kernel = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let formatter = ISO8601DateFormatter()
         return Machine(
-            cpuModel: cpuModel,
-            onlineCPUs: sysconf(Int32(_SC_NPROCESSORS_ONLN)),
-            usableCPUs: System.coreCount,
-            kernel: "Linux \(kernel) \(machine)",
-            swiftCompiler: compilerVersion,
-            build: isDebugBuild ? "debug" : "release",
-            date: formatter.string(from: Date()),
-            loadAverageAtStart: loadAverageAtStart,
-            loadAverageAtEnd: loadAverage()
-        )
+            cpuModel: cpuModel, onlineCPUs: sysconf(Int32(_SC_NPROCESSORS_ONLN)), usableCPUs: System.coreCount,
+            kernel: "Linux \(kernel) \(machine)", swiftCompiler: compilerVersion,
+            build: isDebugBuild ? "debug" : "release", date: ISO8601DateFormatter().string(from: Date()),
+            loadAverageAtStart: loadAverageAtStart, loadAverageAtEnd: loadAverage())
     }
 
     var summary: String {
-        "\(cpuModel), \(onlineCPUs) online CPUs (\(usableCPUs) usable), \(kernel), Swift \(swiftCompiler), \(build) build, "
-            + "\(date); load average \(loadAverageAtStart) at the start, \(loadAverageAtEnd) at the end"
+        "\(cpuModel), \(onlineCPUs) online CPUs (\(usableCPUs) usable), \(kernel), Swift \(swiftCompiler), "
+            + "\(build) build, \(date); load average \(loadAverageAtStart) at the start, \(loadAverageAtEnd) at the end"
     }
 }
 

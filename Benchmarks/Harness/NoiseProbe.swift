@@ -59,15 +59,12 @@ struct NoiseProbe {
         var children = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &own)
         getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &children)
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        let cpuSeconds = [own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime].reduce(0.0) {
+            $0 + (Double($1.tv_sec) + Double($1.tv_usec) / 1e6)
+        }
         return Reading(
-            time: now(),
-            cpu: cpuTimes(),
-            ownCPUSeconds: seconds(own.ru_utime) + seconds(own.ru_stime) + seconds(children.ru_utime)
-                + seconds(children.ru_stime),
-            involuntarySwitches: own.ru_nivcsw + children.ru_nivcsw,
-            loadAverage: loadAverage()
-        )
+            time: now(), cpu: cpuTimes(), ownCPUSeconds: cpuSeconds,
+            involuntarySwitches: own.ru_nivcsw + children.ru_nivcsw, loadAverage: loadAverage())
     }
 
     static func between(_ start: Reading, _ end: Reading) -> RoundNoise {
@@ -84,14 +81,9 @@ struct NoiseProbe {
             flags.append("other processes \(others.fixed(2)) CPUs")
         }
         return RoundNoise(
-            seconds: wall,
-            stealPercent: steal,
-            otherProcessesCPUs: others,
-            cpuOverWall: own / wall,
+            seconds: wall, stealPercent: steal, otherProcessesCPUs: others, cpuOverWall: own / wall,
             involuntarySwitchesPerSecond: Double(end.involuntarySwitches - start.involuntarySwitches) / wall,
-            loadAverage: start.loadAverage,
-            flags: flags
-        )
+            loadAverage: start.loadAverage, flags: flags)
     }
 
     /// Adds the switch-rate flag to the rounds of one comparison, against their median.
@@ -119,11 +111,9 @@ struct NoiseProbe {
         return CPUTimes(busy: busy, steal: fields[7], total: fields[0..<8].reduce(0, +))
     }
 
+    /// The 1-minute load average (0 when unknown).
     static func loadAverage() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8),
-            let first = text.split(separator: " ").first
-        else { return 0 }
-        return Double(first) ?? 0
+        Machine.loadAverage().split(separator: " ").first.flatMap { Double($0) } ?? 0
     }
 }
 

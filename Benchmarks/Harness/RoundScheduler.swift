@@ -1,26 +1,22 @@
 import BenchmarkStatistics
 import Foundation
 
-/// Runs every comparison of the benchmark in paired, randomly ordered rounds. It alone draws
-/// the round orders and decides when a comparison stops; the sections say only what one
+/// Runs every comparison of the benchmark in paired, randomly ordered rounds; it alone draws
+/// the round orders and decides when a comparison stops, the sections say only what one
 /// measurement is and which metrics judge it.
 ///
-/// Each round measures every arm once and the reference arm a second time (its twin, whose
-/// difference from the reference is the A/A: what the machine alone produces), in an order
-/// drawn from the scheduler's seeded generator, so that every arm meets its peer under the
-/// same conditions and slow drift on a shared machine favours nobody. `NoiseProbe` reads the
-/// machine around each round. The rounds go on while `StoppingRule` wants another: until
-/// every subject's interval on the deciding metric is narrower than its target, or the
-/// comparison's share of the `Budget` (its weight's, allotted when it starts) is spent.
+/// Each round measures every arm once and the reference a second time (its twin: the A/A,
+/// what the machine alone produces), in an order drawn from the seeded generator, so that
+/// every arm meets its peer under the same conditions and slow drift favours nobody.
+/// `NoiseProbe` reads the machine around each round. Rounds go on while `StoppingRule` wants
+/// another: until every subject's interval on the deciding metric is narrower than its
+/// target, or the comparison's share of the `Budget` (allotted when it starts) is spent. An
+/// arm is whatever the section compares (a scenario here, a server's handler, a child
+/// process); with the process as the unit (`ProcessReplicas`), `replicas` runs one
+/// comparison in several child processes, each with a scheduler of its own.
 ///
-/// An arm is whatever the section compares: a scenario run in this process, a handler of a
-/// server in this process, or a child process started for the measurement. When the process
-/// itself is the unit of the variance (`ProcessReplicas`), `replicas` runs one comparison in
-/// several child processes instead, each of which runs its rounds with a scheduler of its own.
-///
-/// How a section uses it: one scheduler per section (its generator carries over from one
-/// comparison to the next, so a seed replays the whole section), one `run` per comparison,
-/// then the verdicts from the rounds it returns:
+/// One scheduler per section (its generator carries over from one comparison to the next, so
+/// a seed replays the whole section), one `run` per comparison, then the verdicts:
 ///
 ///     let scheduler = RoundScheduler(
 ///         budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
@@ -37,9 +33,8 @@ import Foundation
 ///     )
 ///     let verdicts = rounds.verdicts(section: .server, name: "16 jobs", title: \.title, metrics: metrics)
 ///
-/// `measure` returns nil for a measurement that failed (the section says why) and throws to
-/// end the comparison at once. `rounds.measurements` holds every measurement in the order
-/// taken, twins marked; `rounds.noise` each round's noise, pre-emption flagged.
+/// `rounds.measurements` holds every measurement in the order taken, twins marked;
+/// `rounds.noise` each round's noise, pre-emption flagged.
 final class RoundScheduler {
     let budget: Budget
     /// When each comparison stops taking rounds.
@@ -57,41 +52,15 @@ final class RoundScheduler {
         generator = SeededGenerator(seed: seed)
     }
 
-    /// A comparison's part of the budget: the nanoseconds it may take (UInt64.max when
-    /// unlimited) from the moment it was allotted.
-    struct Share {
-        var nanoseconds: UInt64
-        var started: UInt64
-    }
-
-    /// Allots `weight`'s share of the time left (`Budget.allot`), from now: for a comparison
-    /// whose set-up, before its rounds, counts against its share.
-    func allot(_ weight: Double) -> Share { Share(nanoseconds: budget.allot(weight), started: now()) }
-
-    /// Runs one comparison of `arms` in paired rounds within `weight`'s share of the budget,
-    /// allotted now (`run(_:arms:reference:share:title:measure:widestInterval:)`).
-    func run<Arm: Hashable, Measurement>(
-        _ name: String,
-        arms: [Arm],
-        reference: Arm?,
-        weight: Double,
-        title: (Arm) -> String,
-        measure: (RoundDraw<Arm>) throws -> Measurement?,
-        widestInterval: (PairedRounds<Arm, Measurement>) throws -> Double?
-    ) -> PairedRounds<Arm, Measurement> {
-        run(
-            name, arms: arms, reference: reference, share: allot(weight), title: title, measure: measure,
-            widestInterval: widestInterval
-        )
-    }
-
-    /// Runs one comparison of `arms` in paired rounds within `share`.
+    /// Runs one comparison of `arms` in paired rounds within `weight`'s share of the budget.
     ///
     /// - `reference`: the arm every other is judged against, measured twice a round (nil: no
     ///   twin, and no verdicts).
+    /// - `setUp`: runs once the share is allotted, before the first round (its time counts
+    ///   against the share).
     /// - `title`: an arm's name on the progress line (`RoundDraw.label`).
-    /// - `measure`: takes one measurement; nil when it failed; throwing ends the comparison at
-    ///   once (the error is `failure`, the cut round keeps its noise).
+    /// - `measure`: takes one measurement; nil when it failed (the section says why); throwing
+    ///   ends the comparison at once (the error is `failure`, the cut round keeps its noise).
     /// - `widestInterval`: after each round, the widest relative half-width among the
     ///   intervals that decide the stop (nil while there is none); throwing ends the
     ///   comparison after this round.
@@ -99,11 +68,15 @@ final class RoundScheduler {
         _ name: String,
         arms: [Arm],
         reference: Arm?,
-        share: Share,
+        weight: Double,
+        setUp: () -> Void = {},
         title: (Arm) -> String,
         measure: (RoundDraw<Arm>) throws -> Measurement?,
         widestInterval: (PairedRounds<Arm, Measurement>) throws -> Double?
     ) -> PairedRounds<Arm, Measurement> {
+        let share = budget.allot(weight)
+        let started = now()
+        setUp()
         var rounds = PairedRounds<Arm, Measurement>(arms: arms, reference: reference)
         // The arms of a round, in a fixed order that the generator then shuffles.
         let draws = arms.map { ($0, false) } + (reference.map { [($0, true)] } ?? [])
@@ -111,8 +84,8 @@ final class RoundScheduler {
         var widest: Double?
         while rounds.failure == nil,
             stopping.wantsAnotherRound(
-                rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- share.started,
-                share: share.nanoseconds, lastRound: lastRound, budget: budget
+                rounds: rounds.count, widestHalfWidth: widest, elapsed: now() &- started, share: share,
+                lastRound: lastRound, budget: budget
             )
         {
             let roundStart = now()
@@ -120,8 +93,7 @@ final class RoundScheduler {
             let round = rounds.count
             for (arm, isTwin) in draws.shuffled(using: &generator) {
                 let label = "\(title(arm))\(isTwin ? " (twin)" : ""), round \(round + 1)"
-                watchdog.beat("\(name): \(label)")
-                progress.update("\(name): \(label)" + statusSuffix(widest: widest))
+                step("\(name): \(label)", widest: widest)
                 do {
                     let draw = RoundDraw(arm: arm, isTwin: isTwin, round: round, label: label)
                     if let value = try measure(draw) { rounds.record(draw, value) }
@@ -139,11 +111,10 @@ final class RoundScheduler {
         return rounds
     }
 
-    /// With the process as the unit: runs `count` replicas of one comparison one after the
-    /// other, each a child process that runs its own rounds, within `weight`'s share of the
-    /// budget. Each replica is given an equal part of what is left of the share when it starts
-    /// (at least 1 s; 60 s without a limit). Stops at the first replica that throws, and
-    /// returns the replicas' results so far with that error.
+    /// With the process as the unit: runs `count` replicas of one comparison (child processes
+    /// with rounds of their own) one after the other within `weight`'s share, each given an
+    /// equal part of what is left of it (at least 1 s; 60 s without a limit). Stops at the
+    /// first that throws, and returns the results so far with that error.
     func replicas<Replica>(
         _ name: String,
         count: Int,
@@ -157,9 +128,7 @@ final class RoundScheduler {
             let elapsed = now() &- started
             let left = share == .max ? 60 : Double(share > elapsed ? share - elapsed : 0) / 1e9
             let seconds = max(1, left / Double(count - replica))
-            let text = "\(name): process \(replica + 1)/\(count)"
-            watchdog.beat(text)
-            progress.update(text + statusSuffix(widest: nil))
+            step("\(name): process \(replica + 1)/\(count)", widest: nil)
             do {
                 results.append(try run(replica, seconds))
             } catch {
@@ -169,12 +138,14 @@ final class RoundScheduler {
         return (results, nil)
     }
 
-    /// ", widest interval ±4.2%, 310 s left" for the progress line.
-    private func statusSuffix(widest: Double?) -> String {
-        var text = ""
-        if let widest { text += ", widest interval \(widest.plusMinusPercent)" }
-        if let left = budget.secondsLeft { text += ", \(left.fixed(0)) s left" }
-        return text
+    /// Tells the watchdog that `text` runs, and shows it on the progress line with
+    /// ", widest interval ±4.2%, 310 s left".
+    private func step(_ text: String, widest: Double?) {
+        watchdog.beat(text)
+        var line = text
+        if let widest { line += ", widest interval \(widest.plusMinusPercent)" }
+        if let left = budget.secondsLeft { line += ", \(left.fixed(0)) s left" }
+        progress.update(line)
     }
 }
 
@@ -250,33 +221,24 @@ struct PairedRounds<Arm: Hashable, Measurement> {
     /// (with the reference's twin, when it has one), contaminated rounds marked. For the
     /// reference itself, these are the A/A's values.
     func paired(_ subject: Arm, _ value: (Measurement) -> Double?) -> PairedValues {
-        var paired = PairedValues()
-        guard let reference else { return paired }
-        for round in 0..<count {
-            guard let s = self.value(of: subject, inRound: round).flatMap(value),
-                let p = self.value(of: reference, inRound: round).flatMap(value)
-            else { continue }
-            paired.append(
-                round: round, subject: s, peer: p,
-                twin: self.value(of: reference, twin: true, inRound: round).flatMap(value)
-            )
-        }
-        paired.markContaminated(noise)
-        return paired
+        guard let reference else { return PairedValues() }
+        return paired(subject, value, against: reference, value, twin: true)
     }
 
     /// `subject`'s `subjectValue` against `peer`'s `peerValue` (the same reading, unless the
-    /// comparison sets two loads side by side), in every round where both have one, without a
-    /// twin, contaminated rounds marked.
+    /// comparison sets two loads side by side), in every round where both have one, with the
+    /// peer's twin only when `twin`, contaminated rounds marked.
     func paired(
-        _ subject: Arm, _ subjectValue: (Measurement) -> Double?, against peer: Arm, _ peerValue: (Measurement) -> Double?
+        _ subject: Arm, _ subjectValue: (Measurement) -> Double?, against peer: Arm,
+        _ peerValue: (Measurement) -> Double?, twin: Bool = false
     ) -> PairedValues {
         var paired = PairedValues()
         for round in 0..<count {
             guard let s = value(of: subject, inRound: round).flatMap(subjectValue),
                 let p = value(of: peer, inRound: round).flatMap(peerValue)
             else { continue }
-            paired.append(round: round, subject: s, peer: p, twin: nil)
+            let twinValue = twin ? value(of: peer, twin: true, inRound: round).flatMap(peerValue) : nil
+            paired.append(round: round, subject: s, peer: p, twin: twinValue)
         }
         paired.markContaminated(noise)
         return paired

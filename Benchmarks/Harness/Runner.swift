@@ -15,8 +15,9 @@ struct RunSettings: Sendable {
     var seed: UInt64
 }
 
-/// The outcome of one scenario within a comparison.
-struct EntryResult {
+/// The outcome of one scenario within a comparison (what a child process of
+/// `ProcessReplicas` sends back for each).
+struct EntryResult: Codable {
     var name: String
     var subject: Subject
     var unit: String
@@ -25,20 +26,17 @@ struct EntryResult {
     /// Every measured sample (the reference's include its twin's).
     var samples: [Sample]
     var error: String?
-
-    var medianNanosecondsPerOperation: Double? { median(samples.map(\.nanosecondsPerOperation)) }
-    var minimumNanosecondsPerOperation: Double? { samples.map(\.nanosecondsPerOperation).min() }
-    var maximumNanosecondsPerOperation: Double? { samples.map(\.nanosecondsPerOperation).max() }
-    var medianAllocationsPerOperation: Double? { median(samples.map(\.allocationsPerOperation)) }
-    var medianInstructionsPerOperation: Double? { median(samples.compactMap(\.instructionsPerOperation)) }
-    var medianCyclesPerOperation: Double? { median(samples.compactMap(\.cyclesPerOperation)) }
     /// Latency over every measured sample of this entry (executor scenarios).
     var latency: LatencySummary?
+
+    var medianNanosecondsPerOperation: Double? { median(samples.map(\.nanosecondsPerOperation)) }
+    var medianAllocationsPerOperation: Double? { median(samples.map(\.allocationsPerOperation)) }
+    var medianInstructionsPerOperation: Double? { median(samples.compactMap(\.instructionsPerOperation)) }
 }
 
 /// The outcome of one comparison: every entry, the verdicts on each judged metric (with the
 /// A/A rows), and the noise of each round.
-struct ComparisonResult {
+struct ComparisonResult: Codable {
     var group: String
     var section: Section
     var operation: String
@@ -52,6 +50,24 @@ struct ComparisonResult {
 
     /// What one operation is in this comparison ("op", "link", …).
     var unit: String { entries.first?.unit ?? "op" }
+
+    /// `comparison` before anything is measured: its entries without samples, each with
+    /// `error` (what ended it before it ran, if anything).
+    init(_ comparison: Comparison, error: String? = nil) {
+        group = comparison.group
+        section = comparison.section
+        operation = comparison.operation
+        producers = comparison.producers
+        referenceIndex = comparison.referenceIndex
+        entries = comparison.entries.enumerated().map { index, entry in
+            let scenario = entry.scenario
+            return EntryResult(
+                name: scenario.name, subject: scenario.subject, unit: scenario.unit,
+                expectedAllocations: scenario.expectedAllocations, isReference: index == comparison.referenceIndex,
+                samples: [], error: error
+            )
+        }
+    }
 }
 
 /// Runs the in-process comparisons: set-up, calibration (which warms up) and one more
@@ -74,52 +90,35 @@ final class Runner {
         )
     }
 
-    /// Shows `text` on the progress line and tells the watchdog that work goes on.
-    private func step(_ text: String) {
-        watchdog.beat(text)
-        progress.update(text)
-    }
-
+    /// Runs `comparison` within `weight`'s share of the budget, its set-up and calibration
+    /// included.
     func run(_ comparison: Comparison, weight: Double) -> ComparisonResult {
-        // Set-up and calibration count against the comparison's share.
-        let share = scheduler.allot(weight)
-        var results = comparison.entries.enumerated().map { index, entry in
-            EntryResult(
-                name: entry.scenario.name,
-                subject: entry.scenario.subject,
-                unit: entry.scenario.unit,
-                expectedAllocations: entry.scenario.expectedAllocations,
-                isReference: index == comparison.referenceIndex,
-                samples: [],
-                error: nil
-            )
-        }
+        var result = ComparisonResult(comparison)
         var iterations = [Int](repeating: 0, count: comparison.entries.count)
-        for (index, entry) in comparison.entries.enumerated() {
-            let scenario = entry.scenario
-            step("\(comparison.operation): \(scenario.name): set-up and calibration")
-            do {
-                try scenario.setUp()
-                iterations[index] = try calibrate(scenario, scale: comparison.sampleScale)
-                step("\(comparison.operation): \(scenario.name): warm-up")
-                _ = try scenario.run(iterations: iterations[index])
-                (scenario as? LatencyRecording)?.resetLatencies()
-            } catch {
-                results[index].error = String(describing: error)
+        func setUp() {
+            for (index, entry) in comparison.entries.enumerated() {
+                let scenario = entry.scenario
+                step("\(comparison.operation): \(scenario.name): set-up and calibration")
+                do {
+                    try scenario.setUp()
+                    iterations[index] = try calibrate(scenario, scale: comparison.sampleScale)
+                    step("\(comparison.operation): \(scenario.name): warm-up")
+                    _ = try scenario.run(iterations: iterations[index])
+                    (scenario as? LatencyRecording)?.resetLatencies()
+                } catch {
+                    result.entries[index].error = String(describing: error)
+                }
             }
         }
 
         let metrics = comparison.metrics
         let subjects = comparison.entries.indices.filter { $0 != comparison.referenceIndex }
         let rounds = scheduler.run(
-            comparison.operation,
-            arms: Array(comparison.entries.indices),
-            reference: comparison.referenceIndex,
-            share: share,
-            title: { results[$0].name },
+            comparison.operation, arms: Array(comparison.entries.indices), reference: comparison.referenceIndex,
+            weight: weight, setUp: setUp, title: { result.entries[$0].name },
             measure: { draw -> Sample? in
                 // An entry that failed is not run again.
-                guard results[draw.arm].error == nil else { return nil }
+                guard result.entries[draw.arm].error == nil else { return nil }
                 do {
                     let counters = PerfCounters.read()
                     var sample = try comparison.entries[draw.arm].scenario.run(iterations: iterations[draw.arm])
@@ -127,15 +126,17 @@ final class Runner {
                         sample.instructions = after.0 &- counters.0
                         sample.cycles = after.1 &- counters.1
                     }
-                    results[draw.arm].samples.append(sample)
+                    result.entries[draw.arm].samples.append(sample)
                     return sample
                 } catch {
-                    results[draw.arm].error = String(describing: error)
+                    result.entries[draw.arm].error = String(describing: error)
                     return nil
                 }
             },
             widestInterval: { rounds in
-                if !subjects.isEmpty, subjects.allSatisfy({ results[$0].error != nil }) { throw EverySubjectFailed() }
+                if !subjects.isEmpty, subjects.allSatisfy({ result.entries[$0].error != nil }) {
+                    throw EverySubjectFailed()
+                }
                 return rounds.widestHalfWidth(metrics[0])
             }
         )
@@ -143,26 +144,24 @@ final class Runner {
             do {
                 try entry.scenario.tearDown()
             } catch {
-                if results[index].error == nil { results[index].error = String(describing: error) }
+                if result.entries[index].error == nil { result.entries[index].error = String(describing: error) }
             }
             if let recorder = entry.scenario as? LatencyRecording {
-                results[index].latency = recorder.latencySummary()
+                result.entries[index].latency = recorder.latencySummary()
             }
         }
-        let verdicts = rounds.verdicts(
-            section: comparison.section, name: comparison.operation, title: { results[$0].name }, metrics: metrics,
-            comparison: comparison.id, id: { comparison.entries[$0].id }
+        result.verdicts = rounds.verdicts(
+            section: comparison.section, name: comparison.operation, title: { result.entries[$0].name },
+            metrics: metrics, comparison: comparison.id, id: { comparison.entries[$0].id }
         )
-        return ComparisonResult(
-            group: comparison.group,
-            section: comparison.section,
-            operation: comparison.operation,
-            producers: comparison.producers,
-            entries: results,
-            referenceIndex: comparison.referenceIndex,
-            verdicts: verdicts,
-            noise: rounds.noise
-        )
+        result.noise = rounds.noise
+        return result
+    }
+
+    /// Shows `text` on the progress line and tells the watchdog that work goes on.
+    private func step(_ text: String) {
+        watchdog.beat(text)
+        progress.update(text)
     }
 
     /// Picks the iteration count for a sample of about `settings.sampleNanoseconds`: grows

@@ -53,9 +53,7 @@ enum SVGChart {
         let titled = panels.contains { !$0.title.isEmpty }
         let columns = max(1, min(layout.columns, panels.count))
         let rows = (panels.count + columns - 1) / columns
-        let panelWidth = single ? 580.0 : 330.0
-        let panelHeight = single ? 384.0 : 250.0
-        let left = single ? 90.0 : 60.0
+        let (panelWidth, panelHeight, left) = single ? (580.0, 384.0, 90.0) : (330.0, 250.0, 60.0)
         let top = 86.0
         let legend = single ? [] : uniqueSeries(panels)
         let width = max(left + Double(columns) * panelWidth + (single ? 230 : 20), 760)
@@ -91,6 +89,7 @@ enum SVGChart {
             let plotWidth = panelWidth - (single ? 0 : 40)
             let plotHeight = panelHeight - (single ? 0 : 40) - (titled ? 24 : 0)
             let plotTop = originY + (titled ? 24 : 0)
+            let bottom = plotTop + plotHeight
             func x(_ index: Int) -> Double {
                 layout.xLabels.count > 1
                     ? originX + plotWidth * Double(index) / Double(layout.xLabels.count - 1) : originX + plotWidth / 2
@@ -104,38 +103,39 @@ enum SVGChart {
                 svg += text(originX - 8, y(value) + 4, label, size: 11, anchor: "end")
             }
             for (index, label) in layout.xLabels.enumerated() {
-                svg += line(x(index), plotTop, x(index), plotTop + plotHeight, stroke: "#f0f0f0")
-                svg += text(x(index), plotTop + plotHeight + 18, label, size: 12, anchor: "middle")
+                svg += line(x(index), plotTop, x(index), bottom, stroke: "#f0f0f0")
+                svg += text(x(index), bottom + 18, label, size: 12, anchor: "middle")
             }
-            svg += line(originX, plotTop + plotHeight, originX + plotWidth, plotTop + plotHeight, stroke: "#888")
-            svg += line(originX, plotTop, originX, plotTop + plotHeight, stroke: "#888")
+            svg += line(originX, bottom, originX + plotWidth, bottom, stroke: "#888")
+            svg += line(originX, plotTop, originX, bottom, stroke: "#888")
             // Thinnest first, so the emphasised lines sit on top.
             for series in panel.series.sorted(by: { $0.width < $1.width }) {
                 let points = series.values.enumerated().compactMap { index, value in value.map { (index, $0) } }
                 let path = points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
+                let dash = series.dashed ? " stroke-dasharray=\"7 5\"" : ""
                 svg += "<polyline fill=\"none\" stroke=\"\(series.color)\" stroke-width=\"\(series.width)\""
-                svg += "\(series.dashed ? " stroke-dasharray=\"7 5\"" : "") stroke-linejoin=\"round\" points=\"\(path)\">"
+                svg += "\(dash) stroke-linejoin=\"round\" points=\"\(path)\">"
                 svg += "<title>\(escape(series.label))</title></polyline>\n"
                 guard single, series.marksValues else { continue }
                 for (index, value) in points {
+                    let title = "\(series.label), \(layout.xLabels[index]): \(value.formattedRate)"
                     svg += "<circle cx=\"\(f(x(index)))\" cy=\"\(f(y(value)))\" r=\"\(series.width + 1)\" "
-                    svg += "fill=\"\(series.color)\"><title>\(escape(series.label)), \(escape(layout.xLabels[index])): "
-                    svg += "\(escape(value.formattedRate))</title></circle>\n"
+                    svg += "fill=\"\(series.color)\"><title>\(escape(title))</title></circle>\n"
                 }
             }
-            if single { svg += endLabels(panel.series, x: originX + plotWidth, y: y, bottom: plotTop + plotHeight) }
+            if single { svg += endLabels(panel.series, x: originX + plotWidth, y: y, bottom: bottom) }
             if index == 0 {
-                svg += text(originX + plotWidth / 2, plotTop + plotHeight + 38, layout.xAxis, size: 13, anchor: "middle")
+                svg += text(originX + plotWidth / 2, bottom + 38, layout.xAxis, size: 13, anchor: "middle")
                 if !layout.yAxis.isEmpty {
-                    svg += "<text transform=\"translate(24 \(f(plotTop + plotHeight / 2))) rotate(-90)\" font-size=\"13\" "
-                    svg += "fill=\"#333\" text-anchor=\"middle\">\(escape(layout.yAxis))</text>\n"
+                    svg += "<text transform=\"translate(24 \(f(plotTop + plotHeight / 2))) rotate(-90)\" "
+                    svg += "font-size=\"13\" fill=\"#333\" text-anchor=\"middle\">\(escape(layout.yAxis))</text>\n"
                 }
             }
         }
         var legendY = top + Double(rows) * (panelHeight + 50) + 10
         for series in legend {
-            svg += "<line x1=\"\(f(left))\" y1=\"\(f(legendY))\" x2=\"\(f(left + 30))\" y2=\"\(f(legendY))\" "
-            svg += "stroke=\"\(series.color)\" stroke-width=\"\(series.width)\"\(series.dashed ? " stroke-dasharray=\"6 4\"" : "")/>\n"
+            let style = " stroke-width=\"\(series.width)\"" + (series.dashed ? " stroke-dasharray=\"6 4\"" : "")
+            svg += line(left, legendY, left + 30, legendY, stroke: series.color, extra: style)
             svg += text(left + 40, legendY + 4, series.label, size: 12)
             legendY += 18
         }
@@ -173,8 +173,10 @@ enum SVGChart {
         return panels.flatMap(\.series).filter { seen.insert($0.label).inserted }
     }
 
-    private static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String) -> String {
-        "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\"/>\n"
+    private static func line(
+        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, extra: String = ""
+    ) -> String {
+        "<line x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\"\(extra)/>\n"
     }
 
     private static func text(

@@ -14,14 +14,13 @@ struct Sample: Codable, Sendable {
     /// Hand-off latency percentiles of this sample (executor scenarios only).
     var latency: LatencySummary?
     /// User-space instructions and cycles of the whole process during the sample, where the
-    /// machine has hardware counters (`PerfCounters`); nil elsewhere.
+    /// machine has hardware counters (`PerfCounters`).
     var instructions: UInt64? = nil
     var cycles: UInt64? = nil
 
     var nanosecondsPerOperation: Double { Double(nanoseconds) / Double(max(iterations, 1)) }
     var allocationsPerOperation: Double { Double(allocations) / Double(max(iterations, 1)) }
     var instructionsPerOperation: Double? { instructions.map { Double($0) / Double(max(iterations, 1)) } }
-    var cyclesPerOperation: Double? { cycles.map { Double($0) / Double(max(iterations, 1)) } }
 }
 
 /// The process's hardware instruction and cycle counters, opened once before any thread
@@ -46,11 +45,9 @@ enum PerfCounters {
         }
     }
 
-    static var isAvailable: Bool { unavailableReason == nil }
-
     /// (instructions, cycles) so far, or nil when unavailable.
     static func read() -> (UInt64, UInt64)? {
-        isAvailable ? (bench_perf_instructions(), bench_perf_cycles()) : nil
+        unavailableReason == nil ? (bench_perf_instructions(), bench_perf_cycles()) : nil
     }
 }
 
@@ -70,13 +67,8 @@ func measure(iterations: Int, _ body: () throws -> Void) rethrows -> Sample {
     let start = bench_now_ns()
     try body()
     let end = bench_now_ns()
-    let allocationsAfter = bench_allocation_count()
-    return Sample(
-        iterations: iterations,
-        nanoseconds: end &- start,
-        allocations: allocationsAfter &- allocationsBefore,
-        latency: nil
-    )
+    let allocations = bench_allocation_count() &- allocationsBefore
+    return Sample(iterations: iterations, nanoseconds: end &- start, allocations: allocations)
 }
 
 /// `measure` for scenarios whose operations suspend.
@@ -86,13 +78,8 @@ func measureAsync(iterations: Int, _ body: () async throws -> Void) async rethro
     let start = bench_now_ns()
     try await body()
     let end = bench_now_ns()
-    let allocationsAfter = bench_allocation_count()
-    return Sample(
-        iterations: iterations,
-        nanoseconds: end &- start,
-        allocations: allocationsAfter &- allocationsBefore,
-        latency: nil
-    )
+    let allocations = bench_allocation_count() &- allocationsBefore
+    return Sample(iterations: iterations, nanoseconds: end &- start, allocations: allocations)
 }
 
 /// Hands an object to an opaque C function, so that the optimizer cannot delete the work

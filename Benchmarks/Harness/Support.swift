@@ -1,3 +1,7 @@
+import Dispatch
+import Foundation
+import Synchronization
+
 /// Raised when a scenario's own check of its result fails (it measured the wrong thing).
 enum BenchmarkError: Error, CustomStringConvertible {
     case wrongResult(String)
@@ -9,3 +13,50 @@ enum BenchmarkError: Error, CustomStringConvertible {
     }
 }
 
+/// A child process of the benchmark failed.
+struct BenchmarkChildFailed: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs this benchmark executable again with `arguments` (a child mode) and returns what
+/// it printed on standard output; its standard error (progress) passes through.
+func runBenchmarkChild(_ arguments: [String]) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        let command = arguments.joined(separator: " ")
+        throw BenchmarkChildFailed(description: "\(command): exit \(process.terminationStatus)")
+    }
+    return data
+}
+
+/// Where a detached Swift task leaves its outcome for the blocked thread that waits on it.
+private final class OutcomeBox: Sendable {
+    let outcome = Mutex<Result<Sample, any Error>?>(nil)
+}
+
+/// Runs `body` in a detached Swift task (on the global concurrent executor) and blocks the
+/// calling thread, which is never one of Swift's cooperative threads (the harness runs on
+/// the main thread), until it returns.
+func runAsync(_ body: @escaping @Sendable () async throws -> Sample) throws -> Sample {
+    let box = OutcomeBox()
+    let done = DispatchSemaphore(value: 0)
+    _Concurrency.Task.detached {
+        let result: Result<Sample, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        box.outcome.withLock { $0 = result }
+        done.signal()
+    }
+    done.wait()
+    return try box.outcome.withLock { $0! }.get()
+}

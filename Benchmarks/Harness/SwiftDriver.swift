@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -70,5 +71,105 @@ enum SwiftDriver {
         guard let pointer = realpath(path, nil) else { return nil }
         defer { free(pointer) }
         return String(cString: pointer)
+    }
+}
+
+/// Makes `swift run Benchmarks`, as users type it, measure an optimised build.
+///
+/// `swift run` without `-c release` builds in debug, where every number is meaningless (nothing
+/// is specialised or inlined). A debug build therefore says so on stderr at the start of
+/// `run()`, builds `swift build -c release --product Benchmarks` in its package (the directory
+/// with Package.swift above the executable, or the current one) with its own scratch path,
+/// asks `--show-bin-path` where that executable is, and `execv`s it with every argument: the
+/// process is replaced, not wrapped, so output, exit code and signals reach the caller. The
+/// build's output goes to stderr (`swift run Benchmarks > report.md` holds only the report);
+/// an environment variable marks the hand-over, so a handed-to debug build runs as it is.
+/// `--debug-build` keeps the debug run, for debugging the harness.
+enum ReleaseHandOver {
+    /// Set in the environment of the release build this tool hands over to.
+    static let environmentMarker = "BOLTS_BENCHMARKS_HANDED_OVER"
+
+    /// Whether this process is the result of a hand-over.
+    static var wasHandedOver: Bool { getenv(environmentMarker) != nil }
+
+    /// Builds the release executable and replaces this process with it, passing
+    /// `arguments` (without the program name) unchanged. Returns only by throwing, after
+    /// printing why on stderr.
+    static func replaceWithReleaseBuild(arguments: [String]) throws -> Never {
+        writeError(
+            "Benchmarks: this is a debug build, whose numbers would be meaningless; handing over to "
+                + "`swift build -c release --product Benchmarks` (pass --debug-build to run the debug build).\n"
+        )
+        do {
+            try handOver(arguments: arguments)
+        } catch {
+            writeError("error: \(error)\n")
+            throw ExitCode(1)
+        }
+    }
+
+    private typealias Failure = SwiftDriver.Failure
+
+    private static func handOver(arguments: [String]) throws -> Never {
+        let ownExecutable = SwiftDriver.currentExecutablePath()
+        let packageRoot = SwiftDriver.packageRoot(above: ownExecutable) {
+            FileManager.default.fileExists(atPath: $0 + "/Package.swift")
+        }
+        guard let packageRoot else {
+            throw Failure(
+                description: "cannot find the package (no Package.swift above \(ownExecutable ?? "this executable") "
+                    + "or in the current directory) to build Benchmarks in release mode; run "
+                    + "`swift run -c release Benchmarks` in the package, or pass --debug-build"
+            )
+        }
+        guard let swift = SwiftDriver.find() else {
+            throw Failure(
+                description: "`swift` is not on PATH, so the release build of Benchmarks cannot be made; "
+                    + "put the Swift toolchain on PATH, or pass --debug-build"
+            )
+        }
+        var buildArguments = ["build", "-c", "release", "--product", "Benchmarks", "--package-path", packageRoot]
+        buildArguments += scratchPath(executable: ownExecutable).map { ["--scratch-path", $0] } ?? []
+
+        let status = try SwiftDriver.run(swift, buildArguments, output: FileHandle.standardError)
+        guard status == 0 else {
+            throw Failure(
+                description: "the release build failed (`swift \(buildArguments.joined(separator: " "))` exited with "
+                    + "status \(status)); fix it, or pass --debug-build to run this debug build"
+            )
+        }
+
+        let binPathOutput = Pipe()
+        let binPathStatus = try SwiftDriver.run(swift, buildArguments + ["--show-bin-path"], output: binPathOutput)
+        let binPath = String(decoding: binPathOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard binPathStatus == 0, !binPath.isEmpty else {
+            throw Failure(
+                description: "`swift build -c release --show-bin-path` did not tell where the release build is")
+        }
+        let releaseExecutable = URL(fileURLWithPath: binPath).appendingPathComponent("Benchmarks").path
+        guard FileManager.default.isExecutableFile(atPath: releaseExecutable) else {
+            throw Failure(description: "the release build left no executable at \(releaseExecutable)")
+        }
+        if let ownExecutable, SwiftDriver.resolved(releaseExecutable) == ownExecutable {
+            throw Failure(description: "the release executable \(releaseExecutable) is this debug build itself")
+        }
+
+        setenv(environmentMarker, "1", 1)
+        fflush(nil)  // whatever is buffered must not be lost when the process image goes
+        let argv = ([releaseExecutable] + arguments).map { strdup($0) } + [nil]
+        execv(releaseExecutable, argv)
+        let reason = String(cString: strerror(errno))
+        argv.forEach { free($0) }
+        throw Failure(description: "cannot run \(releaseExecutable): \(reason)")
+    }
+
+    /// The scratch directory of this build: `<scratch>/<triple>/debug/Benchmarks`.
+    private static func scratchPath(executable: String?) -> String? {
+        guard let executable else { return nil }
+        let directory = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        guard directory.lastPathComponent == "debug" else { return nil }
+        let scratch = directory.deletingLastPathComponent().deletingLastPathComponent().path
+        return scratch == "/" ? nil : scratch
     }
 }
