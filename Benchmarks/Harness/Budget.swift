@@ -1,8 +1,6 @@
-/// The run's time budget. Every comparison declares a weight before the run starts; when one
-/// begins it is allotted its weight's share of the time left, so that time a comparison did
-/// not need (its interval narrowed early) goes to the ones after it. Without a limit
-/// (`--full`) every share is unlimited and comparisons stop on their interval or their
-/// maximum rounds.
+/// The run's time budget: each comparison, when it begins, is allotted its weight's share of
+/// the time left, so that time one did not need (its interval narrowed early) goes to the
+/// ones after it. Without a limit (`--full`) every share is unlimited.
 final class Budget {
     /// When the measurements must end, on the monotonic clock; nil when unlimited.
     let deadline: UInt64?
@@ -47,12 +45,7 @@ struct StoppingRule {
     /// half-width among the judged intervals (nil before there is one), how long the
     /// comparison has run, its share, and how long its last round took.
     func wantsAnotherRound(
-        rounds: Int,
-        widestHalfWidth: Double?,
-        elapsed: UInt64,
-        share: UInt64,
-        lastRound: UInt64,
-        budget: Budget
+        rounds: Int, widestHalfWidth: Double?, elapsed: UInt64, share: UInt64, lastRound: UInt64, budget: Budget
     ) -> Bool {
         if let fixedRounds { return rounds < fixedRounds }
         if rounds >= maximumRounds { return false }

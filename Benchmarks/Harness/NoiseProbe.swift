@@ -48,11 +48,7 @@ struct NoiseProbe {
     }
 
     /// `/proc/stat`'s aggregate line, in ticks.
-    struct CPUTimes {
-        var busy: Double = 0
-        var steal: Double = 0
-        var total: Double = 0
-    }
+    typealias CPUTimes = (busy: Double, steal: Double, total: Double)
 
     static func read() -> Reading {
         var own = rusage()
@@ -102,13 +98,13 @@ struct NoiseProbe {
     static func cpuTimes() -> CPUTimes {
         guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
             let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
-        else { return CPUTimes() }
+        else { return (0, 0, 0) }
         // user nice system idle iowait irq softirq steal guest guest_nice (guest time is
         // already inside user and nice).
         let fields = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-        guard fields.count >= 8 else { return CPUTimes() }
+        guard fields.count >= 8 else { return (0, 0, 0) }
         let busy = fields[0] + fields[1] + fields[2] + fields[5] + fields[6]
-        return CPUTimes(busy: busy, steal: fields[7], total: fields[0..<8].reduce(0, +))
+        return (busy, fields[7], fields[0..<8].reduce(0, +))
     }
 
     /// The 1-minute load average (0 when unknown).

@@ -1,32 +1,25 @@
 import BenchmarkStatistics
 import Foundation
 
-/// Comparisons whose variance lives between processes: where an executor's threads land on
-/// the CPUs is decided when they start and holds for the process's life, so two processes of
-/// the same code can put the same paired ratio on opposite sides of 1, each with a tight
-/// interval. Such a comparison therefore runs in several child processes of this benchmark,
-/// one after the other, each in paired rounds; its interval is Student's t interval over the
-/// processes' mean log ratios (the process is the unit), and its A/A the same over their A/A
-/// means.
+/// Comparisons whose variance lives between processes (where threads land on the CPUs holds
+/// for a process's life, so two processes can put the same ratio on opposite sides of 1, each
+/// tightly): each runs in several child processes, one after the other, in paired rounds, and
+/// its interval (and its A/A's) is Student's t over the processes' mean log ratios.
 enum ProcessReplicas {
     /// The child's main: runs comparison `index` of `comparisons` for `seconds` (its share)
     /// in paired rounds and prints its `ComparisonResult` (every sample, the verdict rows with
     /// their rounds' log ratios, each round's noise) as one JSON line.
     static func runChild(
-        _ comparisons: [Comparison],
-        index: Int,
-        seconds: Double,
-        settings: RunSettings
+        _ comparisons: [Comparison], index: Int, seconds: Double, settings: RunSettings
     ) throws -> Never {
         guard comparisons.indices.contains(index) else {
             writeError("no comparison \(index)\n")
             exit(64)
         }
+        let budget = Budget(seconds: seconds, totalWeight: 1)
         let progress = Progress(budget: nil)
-        let runner = Runner(
-            settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300),
-            budget: Budget(seconds: seconds, totalWeight: 1)
-        )
+        let watchdog = Watchdog(limitSeconds: 300)
+        let runner = Runner(settings: settings, progress: progress, watchdog: watchdog, budget: budget)
         let result = runner.run(comparisons[index], weight: 1)
         progress.finish()
         print(String(decoding: try JSONCoding.encoder().encode(result), as: UTF8.self))
@@ -39,13 +32,8 @@ enum ProcessReplicas {
     /// seed `context.seed &+ seedSpacing × (index + 1)`, and its process `p` that seed `&+ p`.
     /// Moves `context`'s progress line on before each comparison and logs its verdicts after.
     static func runEach(
-        _ comparisons: [Comparison],
-        kind: ChildKind,
-        processes: Int,
-        arguments: [String],
-        seedSpacing: Int,
-        weight: (Comparison) -> Double,
-        context: SectionContext
+        _ comparisons: [Comparison], kind: ChildKind, processes: Int, arguments: [String], seedSpacing: Int,
+        weight: (Comparison) -> Double, context: SectionContext
     ) -> [ComparisonResult] {
         comparisons.enumerated().map { index, comparison in
             context.progress.next("\(comparison.group): \(comparison.operation)")

@@ -1,40 +1,29 @@
 import BenchmarkStatistics
 import Foundation
 
-/// Runs every comparison of the benchmark in paired, randomly ordered rounds; it alone draws
-/// the round orders and decides when a comparison stops, the sections say only what one
-/// measurement is and which metrics judge it.
+/// Runs every comparison in paired, randomly ordered rounds: it alone draws the orders and
+/// decides when a comparison stops; a section says only what one measurement is and which
+/// metrics judge it. Each round measures every arm once and the reference twice (its twin: the
+/// A/A, what the machine alone produces) in an order from the seeded generator, so that slow
+/// drift favours nobody; `NoiseProbe` reads the machine around it. Rounds go on while
+/// `StoppingRule` wants another (until every subject's interval on the deciding metric is
+/// narrower than its target, or the comparison's share of the `Budget` is spent). With the
+/// process as the unit, `replicas` runs one comparison in child processes (`ProcessReplicas`).
 ///
-/// Each round measures every arm once and the reference a second time (its twin: the A/A,
-/// what the machine alone produces), in an order drawn from the seeded generator, so that
-/// every arm meets its peer under the same conditions and slow drift favours nobody.
-/// `NoiseProbe` reads the machine around each round. Rounds go on while `StoppingRule` wants
-/// another: until every subject's interval on the deciding metric is narrower than its
-/// target, or the comparison's share of the `Budget` (allotted when it starts) is spent. An
-/// arm is whatever the section compares (a scenario here, a server's handler, a child
-/// process); with the process as the unit (`ProcessReplicas`), `replicas` runs one
-/// comparison in several child processes, each with a scheduler of its own.
-///
-/// One scheduler per section (its generator carries over from one comparison to the next, so
-/// a seed replays the whole section), one `run` per comparison, then the verdicts:
+/// One scheduler per section (its generator carries over, so a seed replays the section), one
+/// `run` per comparison, then the verdicts:
 ///
 ///     let scheduler = RoundScheduler(
 ///         budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
-///     let metrics = [
-///         JudgedMetric<Run>(requestsPerSecond) { $0.requestsPerSecond },
-///         JudgedMetric<Run>(cpuPerRequest) { $0.cpuMicrosecondsPerRequest },
-///         JudgedMetric<Run>(p99Latency) { $0.p99 },
-///     ]
+///     let metrics = [JudgedMetric<Run>(requestsPerSecond) { $0.requestsPerSecond }]
 ///     let rounds = scheduler.run(
-///         "16 jobs", arms: Handler.allCases, reference: .baseline, weight: 5,
-///         title: \.title,
+///         "16 jobs", arms: Handler.allCases, reference: .baseline, weight: 5, title: \.title,
 ///         measure: { draw in try? measureInAChild(draw.arm, round: draw.round, isTwin: draw.isTwin) },
-///         widestInterval: { $0.widestHalfWidth(metrics[0]) }
-///     )
+///         widestInterval: { $0.widestHalfWidth(metrics[0]) })
 ///     let verdicts = rounds.verdicts(section: .server, name: "16 jobs", title: \.title, metrics: metrics)
 ///
-/// `rounds.measurements` holds every measurement in the order taken, twins marked;
-/// `rounds.noise` each round's noise, pre-emption flagged.
+/// `rounds.measurements` holds every measurement in the order taken; `rounds.noise` each
+/// round's noise, pre-emption flagged.
 final class RoundScheduler {
     let budget: Budget
     /// When each comparison stops taking rounds.
@@ -53,25 +42,15 @@ final class RoundScheduler {
     }
 
     /// Runs one comparison of `arms` in paired rounds within `weight`'s share of the budget.
-    ///
-    /// - `reference`: the arm every other is judged against, measured twice a round (nil: no
-    ///   twin, and no verdicts).
-    /// - `setUp`: runs once the share is allotted, before the first round (its time counts
-    ///   against the share).
-    /// - `title`: an arm's name on the progress line (`RoundDraw.label`).
-    /// - `measure`: takes one measurement; nil when it failed (the section says why); throwing
-    ///   ends the comparison at once (the error is `failure`, the cut round keeps its noise).
-    /// - `widestInterval`: after each round, the widest relative half-width among the
-    ///   intervals that decide the stop (nil while there is none); throwing ends the
-    ///   comparison after this round.
+    /// `reference` is measured twice a round (nil: no twin, no verdicts); `setUp` runs once the
+    /// share is allotted, before the first round; `title` names an arm on the progress line.
+    /// `measure` returns nil for a measurement that failed (the section says why) and throws
+    /// to end the comparison at once (the error is `failure`; the cut round keeps its noise).
+    /// `widestInterval`, after each round, gives the widest relative half-width among the
+    /// intervals that decide the stop (nil while there is none); throwing ends the rounds.
     func run<Arm: Hashable, Measurement>(
-        _ name: String,
-        arms: [Arm],
-        reference: Arm?,
-        weight: Double,
-        setUp: () -> Void = {},
-        title: (Arm) -> String,
-        measure: (RoundDraw<Arm>) throws -> Measurement?,
+        _ name: String, arms: [Arm], reference: Arm?, weight: Double, setUp: () -> Void = {},
+        title: (Arm) -> String, measure: (RoundDraw<Arm>) throws -> Measurement?,
         widestInterval: (PairedRounds<Arm, Measurement>) throws -> Double?
     ) -> PairedRounds<Arm, Measurement> {
         let share = budget.allot(weight)
@@ -116,10 +95,7 @@ final class RoundScheduler {
     /// equal part of what is left of it (at least 1 s; 60 s without a limit). Stops at the
     /// first that throws, and returns the results so far with that error.
     func replicas<Replica>(
-        _ name: String,
-        count: Int,
-        weight: Double,
-        run: (_ replica: Int, _ seconds: Double) throws -> Replica
+        _ name: String, count: Int, weight: Double, run: (_ replica: Int, _ seconds: Double) throws -> Replica
     ) -> (results: [Replica], failure: (any Error)?) {
         let share = budget.allot(weight)
         let started = now()
@@ -259,12 +235,8 @@ struct PairedRounds<Arm: Hashable, Measurement> {
     /// on has none at all; no reference, no rows. With `comparison` and `id`, each row carries
     /// its key (`VerdictKey`: the comparison, the arms' and the metric's identifiers).
     func verdicts(
-        section: Section,
-        name: String,
-        title: (Arm) -> String,
-        metrics: [JudgedMetric<Measurement>],
-        comparison: String? = nil,
-        id: ((Arm) -> String)? = nil
+        section: Section, name: String, title: (Arm) -> String, metrics: [JudgedMetric<Measurement>],
+        comparison: String? = nil, id: ((Arm) -> String)? = nil
     ) -> [VerdictRow] {
         guard let reference else { return [] }
         var rows: [VerdictRow] = []
@@ -283,13 +255,10 @@ struct PairedRounds<Arm: Hashable, Measurement> {
                 paired(reference, judged.value), key: key(reference)
             )
             if let aa { rows.append(aa) }
-            for (subject, values) in subjects {
-                rows.append(
-                    Verdicts.row(
-                        section: section, name: name, subject: title(subject), peer: title(reference),
-                        metric: judged.metric, values, threshold: aa?.noiseThreshold, key: key(subject)
-                    )
-                )
+            rows += subjects.map { subject, values in
+                Verdicts.row(
+                    section: section, name: name, subject: title(subject), peer: title(reference),
+                    metric: judged.metric, values, threshold: aa?.noiseThreshold, key: key(subject))
             }
         }
         return rows

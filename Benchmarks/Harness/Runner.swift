@@ -15,8 +15,7 @@ struct RunSettings: Sendable {
     var seed: UInt64
 }
 
-/// The outcome of one scenario within a comparison (what a child process of
-/// `ProcessReplicas` sends back for each).
+/// The outcome of one scenario within a comparison.
 struct EntryResult: Codable {
     var name: String
     var subject: Subject
@@ -51,8 +50,8 @@ struct ComparisonResult: Codable {
     /// What one operation is in this comparison ("op", "link", …).
     var unit: String { entries.first?.unit ?? "op" }
 
-    /// `comparison` before anything is measured: its entries without samples, each with
-    /// `error` (what ended it before it ran, if anything).
+    /// `comparison` before anything is measured: its entries without samples, each failed with
+    /// `error` if given.
     init(_ comparison: Comparison, error: String? = nil) {
         group = comparison.group
         section = comparison.section
@@ -71,27 +70,21 @@ struct ComparisonResult: Codable {
 }
 
 /// Runs the in-process comparisons: set-up, calibration (which warms up) and one more
-/// warm-up sample of every entry, then the paired rounds of `RoundScheduler` (every entry
-/// once a round and the reference twice, in a random order), the tear-downs, and the
-/// verdicts on the section's metrics.
+/// warm-up sample of every entry, then the paired rounds of `RoundScheduler`, the tear-downs,
+/// and the verdicts on the section's metrics.
 final class Runner {
     let settings: RunSettings
-    let progress: Progress
-    let watchdog: Watchdog
     /// The rounds of every comparison this runner runs, from `settings.seed`.
     let scheduler: RoundScheduler
+    var watchdog: Watchdog { scheduler.watchdog }
 
     init(settings: RunSettings, progress: Progress, watchdog: Watchdog, budget: Budget) {
         self.settings = settings
-        self.progress = progress
-        self.watchdog = watchdog
         scheduler = RoundScheduler(
-            budget: budget, stopping: settings.stopping, seed: settings.seed, progress: progress, watchdog: watchdog
-        )
+            budget: budget, stopping: settings.stopping, seed: settings.seed, progress: progress, watchdog: watchdog)
     }
 
-    /// Runs `comparison` within `weight`'s share of the budget, its set-up and calibration
-    /// included.
+    /// Runs `comparison` within `weight`'s share of the budget, set-up and calibration included.
     func run(_ comparison: Comparison, weight: Double) -> ComparisonResult {
         var result = ComparisonResult(comparison)
         var iterations = [Int](repeating: 0, count: comparison.entries.count)
@@ -161,7 +154,7 @@ final class Runner {
     /// Shows `text` on the progress line and tells the watchdog that work goes on.
     private func step(_ text: String) {
         watchdog.beat(text)
-        progress.update(text)
+        scheduler.progress.update(text)
     }
 
     /// Picks the iteration count for a sample of about `settings.sampleNanoseconds`: grows

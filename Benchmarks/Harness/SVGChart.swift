@@ -132,12 +132,11 @@ enum SVGChart {
                 }
             }
         }
-        var legendY = top + Double(rows) * (panelHeight + 50) + 10
-        for series in legend {
+        for (index, series) in legend.enumerated() {
+            let legendY = top + Double(rows) * (panelHeight + 50) + 10 + 18 * Double(index)
             let style = " stroke-width=\"\(series.width)\"" + (series.dashed ? " stroke-dasharray=\"6 4\"" : "")
             svg += line(left, legendY, left + 30, legendY, stroke: series.color, extra: style)
             svg += text(left + 40, legendY + 4, series.label, size: 12)
-            legendY += 18
         }
         if !layout.footnote.isEmpty { svg += text(left, height - 14, layout.footnote, size: 11.5, color: "#666") }
         return svg + "</svg>\n"
@@ -156,15 +155,13 @@ enum SVGChart {
         if let overflow = labels.last.map({ $0.2 - bottom }), overflow > 0 {
             for index in labels.indices { labels[index].2 -= overflow }
         }
-        var svg = ""
-        for (series, last, labelY) in labels {
-            svg += line(x + 2, y(last), x + 10, labelY, stroke: series.color)
+        return labels.map { series, last, labelY in
             let value = series.marksValues ? " \(last.formattedRate)" : ""
-            svg += text(
-                x + 12, labelY + 4, series.label + value, size: 12.5, color: series.color,
-                extra: series.width >= 4 ? " font-weight=\"bold\"" : "")
-        }
-        return svg
+            return line(x + 2, y(last), x + 10, labelY, stroke: series.color)
+                + text(
+                    x + 12, labelY + 4, series.label + value, size: 12.5, color: series.color,
+                    extra: series.width >= 4 ? " font-weight=\"bold\"" : "")
+        }.joined()
     }
 
     /// Each series label once, in the order the panels first name them.

@@ -1,9 +1,7 @@
-/// One measured thing, with a name that says exactly what one operation is.
-///
-/// The runner calls `setUp` once, then `run` many times (calibration, warm-up and the
-/// measured repetitions), then `tearDown` once. `run` performs `iterations` operations and
-/// returns the sample it measured itself, so that a scenario can time inside an event loop
-/// or an async context.
+/// One measured thing, named for exactly what one operation is. The runner calls `setUp` once,
+/// `run` many times (calibration, warm-up, the rounds), then `tearDown` once; `run` performs
+/// `iterations` operations and times them itself, so that it can time inside an event loop or
+/// an async context.
 protocol Scenario: AnyObject {
     /// What is measured, exactly; unique within the run.
     var name: String { get }
@@ -54,9 +52,8 @@ struct Comparison {
     var referenceIndex: Int?
     /// Producer threads, for executor comparisons.
     var producers: Int?
-    /// Whether its variance lives between processes: its work hops between threads, whose
-    /// placement on the CPUs is decided when they start and holds for the process's life. Such
-    /// a comparison runs in child processes (`ProcessReplicas`), the process as the unit.
+    /// Whether its variance lives between processes (its work hops between threads, placed on
+    /// the CPUs for the process's life): it runs in child processes (`ProcessReplicas`).
     var isProcessTheUnit = false
 
     struct Entry {

@@ -7,11 +7,10 @@ import Foundation
     import Darwin
 #endif
 
-/// What the steps that build with the toolchain share (`ReleaseHandOver`, which rebuilds this
-/// tool in release mode, and `FrameworkServerBuild`, which builds a framework's server): running
+/// What the builds with the toolchain share (`ReleaseHandOver`, `FrameworkServerBuild`): running
 /// the `swift` driver, and finding this checkout's root package from this executable.
 enum SwiftDriver {
-    /// Why `swift` could not be run.
+    /// Why `swift` could not be run, or a build with it failed.
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -98,8 +97,7 @@ enum ReleaseHandOver {
     static func replaceWithReleaseBuild(arguments: [String]) throws -> Never {
         writeError(
             "Benchmarks: this is a debug build, whose numbers would be meaningless; handing over to "
-                + "`swift build -c release --product Benchmarks` (pass --debug-build to run the debug build).\n"
-        )
+                + "`swift build -c release --product Benchmarks` (pass --debug-build to run the debug build).\n")
         do {
             try handOver(arguments: arguments)
         } catch {
@@ -119,14 +117,12 @@ enum ReleaseHandOver {
             throw Failure(
                 description: "cannot find the package (no Package.swift above \(ownExecutable ?? "this executable") "
                     + "or in the current directory) to build Benchmarks in release mode; run "
-                    + "`swift run -c release Benchmarks` in the package, or pass --debug-build"
-            )
+                    + "`swift run -c release Benchmarks` in the package, or pass --debug-build")
         }
         guard let swift = SwiftDriver.find() else {
             throw Failure(
                 description: "`swift` is not on PATH, so the release build of Benchmarks cannot be made; "
-                    + "put the Swift toolchain on PATH, or pass --debug-build"
-            )
+                    + "put the Swift toolchain on PATH, or pass --debug-build")
         }
         var buildArguments = ["build", "-c", "release", "--product", "Benchmarks", "--package-path", packageRoot]
         buildArguments += scratchPath(executable: ownExecutable).map { ["--scratch-path", $0] } ?? []
@@ -135,8 +131,7 @@ enum ReleaseHandOver {
         guard status == 0 else {
             throw Failure(
                 description: "the release build failed (`swift \(buildArguments.joined(separator: " "))` exited with "
-                    + "status \(status)); fix it, or pass --debug-build to run this debug build"
-            )
+                    + "status \(status)); fix it, or pass --debug-build to run this debug build")
         }
 
         let binPathOutput = Pipe()
