@@ -4,10 +4,9 @@ import Foundation
     import Glibc
 #endif
 
-/// What the machine was doing during one round, from the kernel's own accounts: the CPU
-/// time the hypervisor stole (`/proc/stat`), the CPU that other processes used (the
-/// machine's busy time less this process's and its children's), this process's involuntary
-/// context switches, its CPU time against the wall time, and the load average.
+/// What the machine was doing during one round, from the kernel's own accounts (`/proc/stat`,
+/// `getrusage`): stolen CPU time, other processes' CPU time (the machine's busy time less this
+/// process's and its children's), involuntary context switches, and the load average.
 struct RoundNoise: Codable, Sendable {
     var seconds: Double
     /// Stolen CPU time ÷ all CPU time, in percent.

@@ -10,8 +10,7 @@ struct RunSettings: Sendable {
     var fixedIterations: Int? = nil
     /// When a comparison stops taking rounds.
     var stopping: StoppingRule
-    /// The seed of the rounds' random orders (printed in the report, so a run's orders can be
-    /// replayed).
+    /// The seed of the rounds' random orders (in the report, so a run's orders can be replayed).
     var seed: UInt64
 }
 
@@ -139,9 +138,7 @@ final class Runner {
             } catch {
                 if result.entries[index].error == nil { result.entries[index].error = String(describing: error) }
             }
-            if let recorder = entry.scenario as? LatencyRecording {
-                result.entries[index].latency = recorder.latencySummary()
-            }
+            result.entries[index].latency = (entry.scenario as? LatencyRecording)?.latencySummary()
         }
         result.verdicts = rounds.verdicts(
             section: comparison.section, name: comparison.operation, title: { result.entries[$0].name },

@@ -1,10 +1,8 @@
 import Foundation
 
-/// The benchmark's one chart writer: line charts as hand-written SVG, one or more panels that
-/// share a y axis (linear from 0, or logarithmic by decades), a line per series across the
-/// panel's x labels, and the series named either at each line's end (one panel) or in a legend
-/// under the panels. The sections give the data (`SVGChart.executorThroughput`,
-/// `ServerReport.chart`).
+/// The benchmark's one chart writer: SVG line charts in panels sharing a y axis (linear from 0,
+/// or by decades), the series named at their lines' ends (one panel) or in a legend below. The
+/// sections give the data (`SVGChart.executorThroughput`, `ServerReport.chart`).
 enum SVGChart {
     struct Series {
         var label: String
@@ -177,8 +175,8 @@ enum SVGChart {
     }
 
     private static func text(
-        _ x: Double, _ y: Double, _ content: String, size: Double, color: String = "#333", anchor: String = "start",
-        extra: String = ""
+        _ x: Double, _ y: Double, _ content: String, size: Double, color: String = "#333",
+        anchor: String = "start", extra: String = ""
     ) -> String {
         "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(size)\" fill=\"\(color)\" text-anchor=\"\(anchor)\"\(extra)>"
             + "\(escape(content))</text>\n"

@@ -108,6 +108,7 @@ enum ReleaseHandOver {
 
     private typealias Failure = SwiftDriver.Failure
 
+    /// Builds, finds and `execv`s the release executable; throws why it could not.
     private static func handOver(arguments: [String]) throws -> Never {
         let ownExecutable = SwiftDriver.currentExecutablePath()
         let packageRoot = SwiftDriver.packageRoot(above: ownExecutable) {
