@@ -38,13 +38,11 @@ struct NoiseProbe {
     /// median (preempted far more than its neighbours).
     static let switchRateLimit = 4.0
 
-    struct Reading {
-        var time: UInt64
-        var cpu: CPUTimes
-        var ownCPUSeconds: Double
-        var involuntarySwitches: Int
-        var loadAverage: Double
-    }
+    /// The clock, `/proc/stat`, this process's and its children's CPU time and involuntary
+    /// switches (`getrusage`), and the load average, at one moment.
+    typealias Reading = (
+        time: UInt64, cpu: CPUTimes, ownCPUSeconds: Double, involuntarySwitches: Int, loadAverage: Double
+    )
 
     /// `/proc/stat`'s aggregate line, in ticks.
     typealias CPUTimes = (busy: Double, steal: Double, total: Double)
@@ -57,9 +55,7 @@ struct NoiseProbe {
         let cpuSeconds = [own.ru_utime, own.ru_stime, children.ru_utime, children.ru_stime].reduce(0.0) {
             $0 + (Double($1.tv_sec) + Double($1.tv_usec) / 1e6)
         }
-        return Reading(
-            time: now(), cpu: cpuTimes(), ownCPUSeconds: cpuSeconds,
-            involuntarySwitches: own.ru_nivcsw + children.ru_nivcsw, loadAverage: loadAverage())
+        return (now(), cpuTimes(), cpuSeconds, own.ru_nivcsw + children.ru_nivcsw, loadAverage())
     }
 
     static func between(_ start: Reading, _ end: Reading) -> RoundNoise {

@@ -46,9 +46,6 @@ struct ComparisonResult: Codable {
 
     var reference: EntryResult? { referenceIndex.map { entries[$0] } }
 
-    /// What one operation is in this comparison ("op", "link", …).
-    var unit: String { entries.first?.unit ?? "op" }
-
     /// `comparison` before anything is measured: its entries without samples, each failed with
     /// `error` if given.
     init(_ comparison: Comparison, error: String? = nil) {

@@ -18,11 +18,8 @@ enum SwiftDriver {
     /// The `swift` driver on PATH, or nil.
     static func find() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = "\(directory)/swift"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
+        let candidates = path.split(separator: ":").map { "\($0)/swift" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Runs the driver at `swift` with `arguments`, its stdout into `output` (a `Pipe` or a
