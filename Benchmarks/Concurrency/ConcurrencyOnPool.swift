@@ -1,6 +1,62 @@
 import BenchmarkStatistics
 import Foundation
 
+extension Section {
+    static let swiftConcurrency = Section(rawValue: "swift concurrency")
+}
+
+/// "Swift Concurrency on the Bolts pool" as a section of the run (`ConcurrencyOnPool`): child
+/// processes on Swift's default executor against children with the pool installed.
+final class ConcurrencySection: BenchmarkSection {
+    /// Its share of the budget: a fifth of a default run, for at least three rounds of its three
+    /// children on 2 CPUs (its rows carry thirteen goals).
+    static let weight = 20.0
+
+    private let isSelected: Bool
+    /// How the children size their samples ("quick", "budget" or "full"), and how many times
+    /// each runs every workload.
+    private let childMode: String
+    private let repetitions: Int
+    private let stopping: StoppingRule
+
+    /// `filter` (as given to --filter) selects the section by its heading or a workload's name.
+    init(filter: String?, childMode: String, repetitions: Int, stopping: StoppingRule) {
+        let filter = filter?.lowercased() ?? ""
+        isSelected =
+            filter.isEmpty || ConcurrencyOnPool.group.lowercased().contains(filter)
+            || ConcurrencyWorkloads.all.contains { $0.name.lowercased().contains(filter) }
+        self.childMode = childMode
+        self.repetitions = repetitions
+        self.stopping = stopping
+    }
+
+    var listing: [String] {
+        guard isSelected else { return [] }
+        return ["\(ConcurrencyOnPool.group): default executor vs the pool installed"]
+            + ConcurrencyWorkloads.all.map { "  \($0.name)" }
+    }
+
+    var weight: Double { isSelected ? Self.weight : 0 }
+
+    var progressSteps: Int { isSelected ? 1 : 0 }
+
+    var processIsTheUnit: String? { "Swift Concurrency" }
+
+    func run(_ context: SectionContext) -> SectionOutcome? {
+        guard isSelected else { return nil }
+        context.progress.next("\(ConcurrencyOnPool.group): default executor vs the pool installed (child processes)")
+        let scheduler = RoundScheduler(
+            budget: context.budget, stopping: stopping, seed: context.seed &+ 1, progress: context.progress,
+            watchdog: context.watchdog)
+        let outcome = ConcurrencyOnPool.run(childMode: childMode, repetitions: repetitions, scheduler: scheduler)
+        context.progress.log(verdicts: outcome.verdicts)
+        return SectionOutcome(
+            verdicts: outcome.verdicts, noise: outcome.noise, goals: outcome.goals,
+            markdown: ConcurrencyOnPool.render(outcome) + Report.goals(outcome.goals, title: "Swift Concurrency"),
+            failed: outcome.error != nil, json: [("concurrency", outcome)])
+    }
+}
+
 /// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads`, each
 /// measured in child processes of this benchmark of two configurations, A: Swift's default
 /// global executor, and B: `ThreadPool.shared` installed as the global executor. The process
@@ -17,20 +73,18 @@ enum ConcurrencyOnPool {
         var id: String
         var name: String
         var unit: String
-        /// Geometric mean over the rounds of each child's median ns per operation, with Swift's
-        /// default global executor.
+        /// Geometric means over the rounds of each child's median ns per operation, on Swift's
+        /// default global executor and with the pool installed; every child's median.
         var defaultExecutorNanoseconds: Double?
-        /// The same with the Bolts pool installed as the global executor.
         var poolInstalledNanoseconds: Double?
-        /// Every child's median, per configuration.
         var defaultExecutorSamples: [Double]
         var poolInstalledSamples: [Double]
     }
 
     struct Outcome: Codable {
-        var rows: [Row]
-        var verdicts: [VerdictRow]
-        var goals: [GoalCheck]
+        var rows: [Row] = []
+        var verdicts: [VerdictRow] = []
+        var goals: [GoalCheck] = []
         var noise: [RoundNoise]
         /// How each child sized its samples: "full", "budget" (a quarter of the full
         /// operations) or "quick" (a tenth).
@@ -38,88 +92,53 @@ enum ConcurrencyOnPool {
         var error: String?
     }
 
-    /// Whether `filter` (as given to --filter) selects this section.
-    static func isSelected(by filter: String?) -> Bool {
-        guard let filter = filter?.lowercased(), !filter.isEmpty else { return true }
-        return group.lowercased().contains(filter)
-            || ConcurrencyWorkloads.all.contains { $0.name.lowercased().contains(filter) }
-    }
+    /// One round's medians per workload: in the default child, its twin, and the installed one
+    /// (empty where a child gave none).
+    typealias Round = (first: [String: Double], second: [String: Double], installed: [String: Double])
 
-    /// The child's arguments for `childMode`.
-    static func childArguments(installed: Bool, childMode: String, repetitions: Int) -> [String] {
-        (installed ? ChildKind.concurrencyOnPoolInstalled : .concurrencyOnDefaultExecutor).arguments
-            + ["--repetitions", "\(repetitions)", "--concurrency-scale", childMode]
-    }
-
-    static func run(
-        childMode: String,
-        repetitions: Int,
-        stopping: StoppingRule,
-        budget: Budget,
-        weight: Double,
-        seed: UInt64,
-        progress: Progress,
-        watchdog: Watchdog
-    ) -> Outcome {
-        let scheduler = RoundScheduler(
-            budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog
-        )
-        // The default executor's child is the reference: its twin is the round's second one.
+    /// Runs the section's rounds with `scheduler`: each arm is a child process (`ChildKind`) that
+    /// reports each workload's median; the default executor's child is the reference, its twin
+    /// the round's second one.
+    static func run(childMode: String, repetitions: Int, scheduler: RoundScheduler) -> Outcome {
+        let (reference, installed) = (ChildKind.concurrencyOnDefaultExecutor, ChildKind.concurrencyOnPoolInstalled)
         let paired = scheduler.run(
-            group, arms: [Child.defaultExecutor, .poolInstalled], reference: .defaultExecutor, weight: weight,
-            title: { $0 == .poolInstalled ? "child with the pool installed" : "child on the default executor" },
-            measure: { (draw: RoundDraw<Child>) -> [String: Double]? in
-                let installed = draw.arm == .poolInstalled
+            group, arms: [reference, installed], reference: reference, weight: ConcurrencySection.weight,
+            title: { $0 == installed ? "child with the pool installed" : "child on the default executor" },
+            measure: { draw -> [String: Double]? in
                 let data = try runBenchmarkChild(
-                    childArguments(installed: installed, childMode: childMode, repetitions: repetitions)
-                )
-                let result = try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data)
-                return result.samples.compactMapValues { median($0) }
+                    draw.arm.arguments + ["--repetitions", "\(repetitions)", "--concurrency-scale", childMode])
+                return try JSONDecoder().decode(ConcurrencyWorkloads.Measured.self, from: data).samples
+                    .compactMapValues { median($0) }
             },
             widestInterval: { sofar in
                 Self.verdicts(medians(sofar), sofar.noise).filter { !$0.isAA && $0.key?.arm == installedArm }
                     .compactMap { $0.estimate?.relativeHalfWidth }.max()
             }
         )
-        let noise = paired.noise
         if let failure = paired.failure {
-            return Outcome(rows: [], verdicts: [], goals: [], noise: noise, childMode: childMode, error: "\(failure)")
+            return Outcome(noise: paired.noise, childMode: childMode, error: "\(failure)")
         }
         let rounds = medians(paired)
         let rows = ConcurrencyWorkloads.all.map { workload in
             let d = rounds.flatMap { [$0.first[workload.name], $0.second[workload.name]].compactMap { $0 } }
             let i = rounds.compactMap { $0.installed[workload.name] }
             return Row(
-                id: workload.id,
-                name: workload.name,
-                unit: workload.unit,
-                defaultExecutorNanoseconds: geometricMean(d),
-                poolInstalledNanoseconds: geometricMean(i),
-                defaultExecutorSamples: d,
-                poolInstalledSamples: i
-            )
+                id: workload.id, name: workload.name, unit: workload.unit, defaultExecutorNanoseconds: geometricMean(d),
+                poolInstalledNanoseconds: geometricMean(i), defaultExecutorSamples: d, poolInstalledSamples: i)
         }
-        let verdicts = verdicts(rounds, noise)
-        return Outcome(rows: rows, verdicts: verdicts, goals: goals(verdicts), noise: noise, childMode: childMode, error: nil)
+        let verdicts = verdicts(rounds, paired.noise)
+        return Outcome(
+            rows: rows, verdicts: verdicts, goals: goalList.map { Goals.judge($0, in: verdicts) }, noise: paired.noise,
+            childMode: childMode)
     }
 
-    /// The section's arms: a child process of each configuration, which reports each
-    /// workload's median.
-    private enum Child: Hashable {
-        case defaultExecutor
-        case poolInstalled
-    }
-
-    /// Each round's medians per workload: in the default child, its twin, and the installed one
-    /// (empty where a child gave none).
-    private static func medians(
-        _ paired: PairedRounds<Child, [String: Double]>
-    ) -> [(first: [String: Double], second: [String: Double], installed: [String: Double])] {
+    /// The rounds' medians (`Round`).
+    private static func medians(_ paired: PairedRounds<ChildKind, [String: Double]>) -> [Round] {
         (0..<paired.count).map { round in
             (
-                paired.value(of: .defaultExecutor, inRound: round) ?? [:],
-                paired.value(of: .defaultExecutor, twin: true, inRound: round) ?? [:],
-                paired.value(of: .poolInstalled, inRound: round) ?? [:]
+                paired.value(of: .concurrencyOnDefaultExecutor, inRound: round) ?? [:],
+                paired.value(of: .concurrencyOnDefaultExecutor, twin: true, inRound: round) ?? [:],
+                paired.value(of: .concurrencyOnPoolInstalled, inRound: round) ?? [:]
             )
         }
     }
@@ -145,10 +164,6 @@ enum ConcurrencyOnPool {
         return key("\(m)-vs-\(t)-\(installed ? installedArm : defaultArm)", m, t)
     }
 
-    private static func metric(_ unit: String) -> Metric {
-        Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
-    }
-
     /// The section's verdicts from its rounds so far:
     /// - every workload, pool installed against the default executor (the two default
     ///   children are the peer and its twin);
@@ -159,71 +174,71 @@ enum ConcurrencyOnPool {
     /// - in the installed child, Bolts' awaits against Swift's round trip, judged with the
     ///   threshold of the default children's A/A of that round trip (one installed child a
     ///   round has no twin).
-    static func verdicts(
-        _ rounds: [(first: [String: Double], second: [String: Double], installed: [String: Double])],
-        _ noise: [RoundNoise]
-    ) -> [VerdictRow] {
-        var rows: [VerdictRow] = []
-        for workload in ConcurrencyWorkloads.all {
+    static func verdicts(_ rounds: [Round], _ noise: [RoundNoise]) -> [VerdictRow] {
+        /// Each round's subject, peer and twin where `value` has them (and a twin unless `twin`
+        /// is false), contaminated rounds marked.
+        func paired(twin: Bool = true, _ value: (Round) -> (Double?, Double?, Double?)) -> PairedValues {
             var values = PairedValues()
             for (index, round) in rounds.enumerated() {
-                guard let i = round.installed[workload.name], let a = round.first[workload.name],
-                    let b = round.second[workload.name]
-                else { continue }
-                values.append(round: index, subject: i, peer: a, twin: b)
+                let (subject, peer, other) = value(round)
+                guard let subject, let peer, !twin || other != nil else { continue }
+                values.append(round: index, subject: subject, peer: peer, twin: other)
             }
             values.markContaminated(noise)
+            return values
+        }
+        /// The subject's row after the A/A row whose threshold judges it; in the installed child
+        /// (no twin), judged with `threshold`.
+        func judged(
+            _ name: String, _ subject: String, _ peer: String, _ unit: String, _ values: PairedValues,
+            _ key: VerdictKey, installed: Bool = false, threshold: Double? = nil
+        ) -> [VerdictRow] {
+            let metric = Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
+            guard !installed else {
+                return [
+                    Verdicts.row(
+                        section: .swiftConcurrency, name: name, subject: subject, peer: peer, metric: metric, values,
+                        threshold: threshold, key: key)
+                ]
+            }
             let (row, aa) = Verdicts.pair(
-                section: .swiftConcurrency, name: workload.name, subject: installedSubject, peer: defaultPeer,
-                metric: metric(workload.unit), values, key: key(workload.id, installedArm, defaultArm)
-            )
-            if let aa { rows.append(aa) }
-            rows.append(row)
+                section: .swiftConcurrency, name: name, subject: subject, peer: peer, metric: metric, values, key: key)
+            return (aa.map { [$0] } ?? []) + [row]
+        }
+        var rows = ConcurrencyWorkloads.all.flatMap { workload in
+            let name = workload.name
+            return judged(
+                name, installedSubject, defaultPeer, workload.unit,
+                paired { ($0.installed[name], $0.first[name], $0.second[name]) },
+                key(workload.id, installedArm, defaultArm))
         }
         /// `mine` against `theirs`, both measured in the same child, in the default children
         /// (`installed` false) or the installed one.
-        func inProcess(_ mine: String, _ theirs: String, installed: Bool, name: String, threshold: Double?) -> [VerdictRow] {
-            var values = PairedValues()
-            for (index, round) in rounds.enumerated() {
-                if installed {
-                    guard let m = round.installed[mine], let t = round.installed[theirs] else { continue }
-                    values.append(round: index, subject: m, peer: t, twin: nil)
-                } else {
-                    guard let m1 = round.first[mine], let m2 = round.second[mine], let t1 = round.first[theirs],
-                        let t2 = round.second[theirs]
-                    else { continue }
-                    // The geometric mean of the two children's own values: the round's log ratio
-                    // is then the mean of the two in-process log ratios.
-                    values.append(round: index, subject: (m1 * m2).squareRoot(), peer: t1, twin: t2)
+        func inProcess(
+            _ mine: String, _ theirs: String, name: String, installed: Bool = false, threshold: Double? = nil
+        ) -> [VerdictRow] {
+            // In the default children, the geometric mean of the two children's own values: the
+            // round's log ratio is then the mean of the two in-process log ratios.
+            let values =
+                installed
+                ? paired(twin: false) { ($0.installed[mine], $0.installed[theirs], nil) }
+                : paired { round in
+                    let both = round.first[mine].flatMap { m in round.second[mine].map { (m * $0).squareRoot() } }
+                    return (both, round.first[theirs], round.second[theirs])
                 }
-            }
-            values.markContaminated(noise)
             let configuration = installed ? installedSubject : defaultPeer
-            if installed {
-                return [Verdicts.row(
-                    section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
-                    peer: "\(theirs) (\(configuration))", metric: metric("operation"), values, threshold: threshold,
-                    key: inProcessKey(mine, theirs, installed: true)
-                )]
-            }
-            let (row, aa) = Verdicts.pair(
-                section: .swiftConcurrency, name: name, subject: "\(mine) (\(configuration))",
-                peer: "\(theirs) (\(configuration))", metric: metric("operation"), values,
-                key: inProcessKey(mine, theirs, installed: false)
-            )
-            return (aa.map { [$0] } ?? []) + [row]
+            return judged(
+                name, "\(mine) (\(configuration))", "\(theirs) (\(configuration))", "operation", values,
+                inProcessKey(mine, theirs, installed: installed), installed: installed, threshold: threshold)
         }
-        for (mine, theirs) in preferredPairs {
-            rows += inProcess(mine, theirs, installed: false, name: "preferred pool: \(mine)", threshold: nil)
-        }
-        for (mine, theirs) in hopBounds {
-            rows += inProcess(mine, theirs, installed: false, name: "hop bound: \(mine)", threshold: nil)
-        }
+        for (mine, theirs) in preferredPairs { rows += inProcess(mine, theirs, name: "preferred pool: \(mine)") }
+        for (mine, theirs) in hopBounds { rows += inProcess(mine, theirs, name: "hop bound: \(mine)") }
         for mine in boltsAwaits {
-            let defaultRows = inProcess(mine, swiftRoundTrip, installed: false, name: "\(mine) vs Swift's round trip", threshold: nil)
-            rows += defaultRows
+            let defaultRows = inProcess(mine, swiftRoundTrip, name: "\(mine) vs Swift's round trip")
             let threshold = defaultRows.first(where: \.isAA)?.noiseThreshold
-            rows += inProcess(mine, swiftRoundTrip, installed: true, name: "\(mine) vs Swift's round trip", threshold: threshold)
+            rows += defaultRows
+            rows += inProcess(
+                mine, swiftRoundTrip, name: "\(mine) vs Swift's round trip", installed: true, threshold: threshold)
         }
         return rows
     }
@@ -249,10 +264,6 @@ enum ConcurrencyOnPool {
         ("round trip through a preferred SwiftNIO event loop, caller on the global executor", swiftRoundTrip),
         ("round trip through a preferred executor that never sleeps, caller on the global executor", swiftRoundTrip),
     ]
-
-    private static func goals(_ verdicts: [VerdictRow]) -> [GoalCheck] {
-        goalList.map { Goals.judge($0, in: verdicts) }
-    }
 
     /// The section's goals, each on rows found by key.
     static var goalList: [Goal] {

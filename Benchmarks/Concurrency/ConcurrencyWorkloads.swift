@@ -146,13 +146,7 @@ enum ConcurrencyWorkloads {
 
     /// How many times fewer operations than the full mode a sample takes at `scale`: "full",
     /// "budget" (the default run, within its time budget) or "quick".
-    static func divisor(forScale scale: String) -> Int {
-        switch scale {
-        case "full": return 1
-        case "quick": return 10
-        default: return 4
-        }
-    }
+    static func divisor(forScale scale: String) -> Int { ["full": 1, "quick": 10][scale] ?? 4 }
 
     /// One configuration's results: nanoseconds per operation, every sample.
     struct Measured: Codable {
@@ -182,30 +176,16 @@ enum ConcurrencyWorkloads {
         exit(0)
     }
 
-    /// Nanoseconds that `workload` took for `n` operations, in a detached Swift task.
+    /// Nanoseconds that `workload` took for `n` operations, timed in a detached Swift task
+    /// (`runAsync`).
     private static func time(_ workload: Workload, _ n: Int) throws -> Double {
-        let box = ResultBox()
-        let done = DispatchSemaphore(value: 0)
-        _Concurrency.Task.detached {
+        let sample = try runAsync {
             let start = DispatchTime.now().uptimeNanoseconds
-            let result: Result<Double, any Error>
-            do {
-                try await workload.body(n)
-                result = .success(Double(DispatchTime.now().uptimeNanoseconds - start))
-            } catch {
-                result = .failure(error)
-            }
-            box.result.withLock { $0 = result }
-            done.signal()
+            try await workload.body(n)
+            return Sample(iterations: n, nanoseconds: DispatchTime.now().uptimeNanoseconds - start, allocations: 0)
         }
-        done.wait()
-        return try box.result.withLock { $0! }.get()
+        return Double(sample.nanoseconds)
     }
-}
-
-/// Where a workload's task leaves its time for the blocked thread that waits on it.
-private final class ResultBox: Sendable {
-    let result = Mutex<Result<Double, any Error>?>(nil)
 }
 
 /// A batch of `ConcurrencyWorkloads.batchSize` tasks; the spawner suspends until the last

@@ -8,7 +8,7 @@ import Synchronization
 #endif
 
 /// The blocking-handler run: `/plain` under wrk alone, then again while a second wrk loads
-/// `/block`.
+/// `/block` (20 ms of `usleep` per request).
 struct BlockingRun: Codable {
     /// `/plain` alone, just before the `/block` load starts: the kept ratio's denominator.
     var plainAlone: WrkLoadGenerator.Run
@@ -19,20 +19,28 @@ struct BlockingRun: Codable {
     /// Over the whole `/block` run, which starts 0.3 s before the `/plain` run and ends about
     /// a second after it: how many blocking handlers the executor keeps going at once.
     var blockRequestsPerSecond: Double
-    /// The child's threads just before the run, and the most seen during it (sampled every
-    /// 20 ms).
+    /// The child's threads just before the run, and the most seen during it (every 20 ms).
     var threadsBefore: Int
     var peakThreads: Int
     /// The pool's stall reports over the `/block` load, for an arm whose handlers run on the
     /// pool (`Arm.runsHandlersOnPool`); nil for the others.
     var stalls: FrameworkBenchmark.StallReports?
+
+    /// `/plain`'s requests/s beside the blocking handlers ÷ alone, just before.
+    var keptFraction: Double { plainRequestsPerSecond / max(plainAloneRequestsPerSecond, 1e-9) }
+
+    /// Its figures on one line, for the progress log.
+    var description: String {
+        "beside /block: /plain kept \(keptFraction.fixed(2)), p99 \((plain.p99 / 1_000).formattedMilliseconds), /block "
+            + "\(blockRequestsPerSecond.formattedPlain)/s, threads \(threadsBefore) → \(peakThreads)"
+            + (stalls.map { ", stall reports \($0.formattedCell)" } ?? "")
+    }
 }
 
-extension BlockingRun {
-    /// What the blocking-handler run's threads share: the `/block` wrk's outcome (under its
-    /// mutex) and the sampler's peak. The atomics may be relaxed: each semaphore's signal and
-    /// wait order what its thread wrote before the reader reads it, and the stop flag only has
-    /// to be seen eventually (the sampler looks every 20 ms).
+extension FrameworkHost {
+    /// What the blocking run's threads share: the `/block` wrk's outcome and the sampler's peak.
+    /// Relaxed atomics suffice: each semaphore's signal and wait order what its thread wrote
+    /// before the reader reads it, and the sampler need only see the stop flag eventually.
     private final class Shared: Sendable {
         let block = Mutex<Result<WrkLoadGenerator.Run, any Error>?>(nil)
         let blockDone = DispatchSemaphore(value: 0)
@@ -41,46 +49,39 @@ extension BlockingRun {
         let samplingDone = DispatchSemaphore(value: 0)
     }
 
-    /// `/plain` under `load` while `blockLoad` sends its connections to `/block`: the `/block`
-    /// load starts first (on a thread of its own) and runs a second longer, so the `/plain` run
-    /// is inside it from start to end; a third thread samples the child's thread count. For an
-    /// arm whose handlers run on the pool, the child's `/stalls` is read just before the `/block`
-    /// load starts and just after it ends (once its last handlers have returned and their ended
-    /// reports been delivered), and the run keeps the difference.
-    static func measure(
-        _ child: FrameworkServerProcess,
-        load: WrkLoadGenerator,
-        blockLoad: WrkLoadGenerator,
-        seconds: Int
-    ) throws -> BlockingRun {
-        let shared = Shared()
-        let pid = child.pid
-        let threadsBefore = FrameworkServerProcess.threads(pid: pid) ?? 0
+    /// The blocking-handler run after a draw's loads: `/plain` alone, then `/plain` under `load`
+    /// while `blockLoad` sends its connections to `/block` from a thread of its own, starting
+    /// first and running a second longer, so that the `/plain` run is inside it; a third thread
+    /// samples the child's thread count. For an arm whose handlers run on the pool, the child's
+    /// `/stalls` is read just before the `/block` load and just after it (once its last
+    /// handlers have returned and their ended reports been delivered); the run keeps the change.
+    func finish(_ child: FrameworkServerProcess, _ draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> BlockingRun? {
+        watchdog.beat("\(framework.rawValue): /plain beside /block, \(draw.label)")
+        let (shared, pid, seconds, blockLoad) = (Shared(), child.pid, settings.seconds, blockLoad)
+        let threadsBefore = threadCount(pid: pid) ?? 0
+        let plainURL = child.url(FrameworkBenchmark.Route.plain.path)
         // The denominator is measured next to the run it divides, not taken from the child's
         // first route run: two adjacent seconds of one child vary less than two further apart.
-        let alone = try load.run(url: child.url(FrameworkBenchmark.Route.plain.path), seconds: seconds)
+        let alone = try load.run(url: plainURL, seconds: seconds)
         let blockURL = child.url("block")
-        let blockSeconds = seconds + 1
         let stallsBefore = try child.stallReports()
         Thread.detachNewThread {
-            let result = Result { try blockLoad.run(url: blockURL, seconds: blockSeconds) }
+            let result = Result { try blockLoad.run(url: blockURL, seconds: seconds + 1) }
             shared.block.withLock { $0 = result }
             shared.blockDone.signal()
         }
         Thread.detachNewThread {
             while !shared.stopSampling.load(ordering: .relaxed) {
-                if let threads = FrameworkServerProcess.threads(pid: pid) {
-                    shared.peakThreads.max(threads, ordering: .relaxed)
-                }
+                if let threads = threadCount(pid: pid) { shared.peakThreads.max(threads, ordering: .relaxed) }
                 usleep(20_000)
             }
             shared.samplingDone.signal()
         }
         // The /block connections are open and their handlers blocking before /plain is loaded.
-        // (This lag also keeps the two wrk runs' Lua script, one file per process that each run
+        // (The lag also keeps the two wrk runs' Lua script, one file per process that each run
         // writes and deletes, in place until the /block run's wrk has read it.)
         usleep(300_000)
-        let plain = Result { try load.run(url: child.url(FrameworkBenchmark.Route.plain.path), seconds: seconds) }
+        let plain = Result { try load.run(url: plainURL, seconds: seconds) }
         shared.blockDone.wait()
         shared.stopSampling.store(true, ordering: .relaxed)
         shared.samplingDone.wait()
@@ -96,27 +97,19 @@ extension BlockingRun {
             stalls = try child.stallReports()?.since(stallsBefore)
         }
         return BlockingRun(
-            plainAlone: alone,
-            plainAloneRequestsPerSecond: Double(alone.requests) / alone.seconds,
-            plain: plainRun,
-            block: blockRun,
-            plainRequestsPerSecond: Double(plainRun.requests) / plainRun.seconds,
-            blockRequestsPerSecond: Double(blockRun.requests) / blockRun.seconds,
-            threadsBefore: threadsBefore,
-            peakThreads: max(shared.peakThreads.load(ordering: .relaxed), threadsBefore),
-            stalls: stalls
-        )
+            plainAlone: alone, plainAloneRequestsPerSecond: Double(alone.requests) / alone.seconds,
+            plain: plainRun, block: blockRun, plainRequestsPerSecond: Double(plainRun.requests) / plainRun.seconds,
+            blockRequestsPerSecond: Double(blockRun.requests) / blockRun.seconds, threadsBefore: threadsBefore,
+            peakThreads: max(shared.peakThreads.load(ordering: .relaxed), threadsBefore), stalls: stalls)
     }
+}
 
-    /// `/plain`'s requests/s beside the blocking handlers ÷ alone, just before.
-    var keptFraction: Double { plainRequestsPerSecond / max(plainAloneRequestsPerSecond, 1e-9) }
-
-    /// Its figures on one line, for the progress log.
-    var description: String {
-        "beside /block: /plain kept \(keptFraction.fixed(2)), p99 \((plain.p99 / 1_000).formattedMilliseconds), /block "
-            + "\(blockRequestsPerSecond.formattedPlain)/s, threads \(threadsBefore) → \(peakThreads)"
-            + (stalls.map { ", stall reports \($0.formattedCell)" } ?? "")
-    }
+/// The thread count of process `pid` (`Threads:` of `/proc/<pid>/status`); nil once it is gone.
+private func threadCount(pid: pid_t) -> Int? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
+    else { return nil }
+    return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
 }
 
 /// An arm's blocking-handler runs: medians over its rounds.
@@ -131,8 +124,8 @@ struct BlockingSummary {
     /// The most threads seen in any round's blocking run.
     var peakThreads: Int
     var errors: Int
-    /// The pool's stall reports (`StallReports.median(of:)`); nil for an arm whose handlers do
-    /// not run on the pool.
+    /// The pool's stall reports (`StallReports.median(of:)`); nil where the handlers do not run
+    /// on the pool.
     var stalls: FrameworkBenchmark.StallReports?
 
     init?(_ runs: [BlockingRun]) {
@@ -145,10 +138,91 @@ struct BlockingSummary {
         blockRequestsPerSecond = middle(\.blockRequestsPerSecond)
         threadsBefore = Int(middle { Double($0.threadsBefore) })
         peakThreads = runs.map(\.peakThreads).max()!
-        errors = runs.reduce(0) {
-            $0 + $1.plain.errors + $1.plain.timeouts + $1.plain.non2xx + $1.block.errors + $1.block.timeouts
-                + $1.block.non2xx
-        }
+        errors = runs.flatMap { [$0.plain, $0.block] }.reduce(0) { $0 + $1.errors + $1.timeouts + $1.non2xx }
         stalls = FrameworkBenchmark.StallReports.median(of: runs.compactMap(\.stalls))
+    }
+}
+
+extension FrameworkBenchmark {
+    /// The stall reports of `ThreadPool.shared` in a child whose handlers run on the pool, as its
+    /// `/stalls` counts them with the observer a user would install (the servers' `StallTally`):
+    /// over one blocking-handler run; in an arm's summary, medians over its rounds.
+    struct StallReports: Codable {
+        /// Found reports the observer was given: jobs the pool's monitor found blocked.
+        var found: Int
+        /// Ended reports: one for each found report, when its job ends.
+        var ended: Int
+        /// The largest `heldFor` of an ended report, in ms: the longest one blocked job held its
+        /// worker. The child's tally keeps one maximum from its start; its runs before the
+        /// `/block` load block nothing (their reports would show in the `found` that `since`
+        /// subtracts).
+        var longestMilliseconds: Double
+        /// Times the monitor found a worker blocked (`ThreadPool.Metrics.stalls`), whether or
+        /// not it made a report.
+        var stalls: Int
+        /// Found reports the pool did not make (`ThreadPool.Metrics.stallReportsDropped`): over
+        /// its rate limit (`BOLTS_POOL_STALL_REPORTS_PER_S`) or with its queue full.
+        var dropped: Int
+        /// The first found report's line (`StallReport.description`), as a user's log shows it.
+        var example: String?
+
+        /// The counts, which `since` subtracts and `median(of:)` takes the median of.
+        private static var counts: [WritableKeyPath<StallReports, Int>] { [\.found, \.ended, \.stalls, \.dropped] }
+
+        /// The figures of a `/stalls` body (`StallTally.body` in `Benchmarks/ServerSupport`); nil
+        /// when the child does not observe its pool (`observing=false`) or the body is not one.
+        init?(body: String) {
+            var fields: [Substring: Substring] = [:]
+            for line in body.split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { return nil }
+                fields[line[..<equals]] = line[line.index(after: equals)...]
+            }
+            func number(_ key: Substring) -> Int? { fields[key].flatMap { Int($0) } }
+            guard fields["observing"] == "true", let found = number("found"), let ended = number("ended"),
+                let longest = number("longest_ended_ns"), let stalls = number("stalls"),
+                let dropped = number("reports_dropped")
+            else { return nil }
+            (self.found, self.ended, self.stalls, self.dropped) = (found, ended, stalls, dropped)
+            longestMilliseconds = Double(longest) / 1e6
+            example = fields["example"].map(String.init)
+        }
+
+        /// The counts since `earlier`, a reading of the same child; the longest and the example
+        /// stay this reading's (see `longestMilliseconds`).
+        func since(_ earlier: StallReports) -> StallReports {
+            var counts = self
+            for count in Self.counts { counts[keyPath: count] -= earlier[keyPath: count] }
+            return counts
+        }
+
+        /// An arm's figures over its rounds' `runs`: the counts' medians, the longest of any
+        /// round, the first round's example; nil without a run.
+        static func median(of runs: [StallReports]) -> StallReports? {
+            guard var summary = runs.first else { return nil }
+            for count in counts {
+                let middle = BenchmarkStatistics.median(runs.map { Double($0[keyPath: count]) }) ?? 0
+                summary[keyPath: count] = Int(middle.rounded())
+            }
+            summary.longestMilliseconds = runs.map(\.longestMilliseconds).max()!
+            summary.example = runs.lazy.compactMap(\.example).first
+            return summary
+        }
+
+        /// "212 found, longest 21.4 ms": the report's cell and the progress log's words.
+        var formattedCell: String { "\(found) found, longest \(longestMilliseconds.formattedMilliseconds)" }
+    }
+}
+
+extension FrameworkServerProcess {
+    /// The child's `/stalls`: nil when its handlers do not run on the pool, or (with a warning)
+    /// when the answer is not a tally. Throws when the exchange fails.
+    func stallReports() throws -> FrameworkBenchmark.StallReports? {
+        guard arm.runsHandlersOnPool else { return nil }
+        let body = try get("stalls")
+        guard let reports = FrameworkBenchmark.StallReports(body: body) else {
+            writeError("warning: the \(arm.rawValue) server's /stalls said \"\(body.prefix(80))\"\n")
+            return nil
+        }
+        return reports
     }
 }

@@ -1,35 +1,17 @@
-import BenchmarkStatistics
-import Dispatch
 import Foundation
-import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-/// A framework the benchmark measures a server of: its name, its section and its nested
-/// package (`Benchmarks/<Name>Server`), whose `<Name>Server` executable serves the routes of
-/// `Benchmarks/ServerSupport` under the command line, port line and lifetime that
-/// `FrameworkServerProcess` speaks.
+/// A framework the benchmark measures a server of: its nested package `Benchmarks/<Name>Server`,
+/// whose `<Name>Server` executable serves the routes of `Benchmarks/ServerSupport` under the
+/// protocol `FrameworkServerProcess` speaks.
 enum Framework: String, Codable, CaseIterable, Sendable {
     case hummingbird
     case vapor
 
     /// "Hummingbird", "Vapor".
-    var name: String {
-        switch self {
-        case .hummingbird: return "Hummingbird"
-        case .vapor: return "Vapor"
-        }
-    }
+    var name: String { rawValue.capitalized }
 
     /// The name with the major version measured: "Hummingbird 2", "Vapor 4".
-    var versionedName: String {
-        switch self {
-        case .hummingbird: return "Hummingbird 2"
-        case .vapor: return "Vapor 4"
-        }
-    }
+    var versionedName: String { "\(name) \(self == .hummingbird ? 2 : 4)" }
 
     /// The section's heading, and the group of its verdicts.
     var group: String { "Inside a \(name) server" }
@@ -42,30 +24,26 @@ enum Framework: String, Codable, CaseIterable, Sendable {
 
     /// The server executable.
     var product: String { "\(name)Server" }
+
+    /// What its section adds to the run's seed (`SectionContext.seed`): distinct from the other
+    /// sections' offsets, so that each replays alone.
+    var seedOffset: UInt64 { self == .hummingbird ? 4 : 5 }
 }
 
-/// The section "Inside a <framework> server": a framework's server (a nested package, built by
-/// `FrameworkServerBuild`) under wrk, once per executor choice (`Arm`): Swift's default
-/// executor, SwiftNIO's event loops taking over as the global executor, `ThreadPool.shared`
-/// installed as the global executor, and (with `--full`) the default executor with every route
-/// preferring the pool as its task executor.
+/// The section "Inside a <framework> server": a framework's server under wrk, once per executor
+/// choice (`Arm`): Swift's default executor, SwiftNIO's event loops taking over as the global
+/// executor, `ThreadPool.shared` installed as the global executor, and (with `--full`) the
+/// default executor with every route preferring the pool as its task executor.
 ///
-/// Each round starts one child process per arm (and a second one of the default executor, its
-/// twin, for the A/A), in an order drawn at random, through the benchmark's shared round loop
-/// (`RoundScheduler`). In each child: a short wrk warm-up, one wrk run per route
-/// (1 thread, 32 connections), each with the child's CPU time (`/proc/<pid>/stat`) before and
-/// after; then (not in the twin) the blocking-handler run: `/plain` alone once more, then a
-/// second wrk sends 4 connections to `/block` (20 ms of `usleep` per request) while the first
-/// loads `/plain`, and a sampler reads the child's thread count (`/proc/<pid>/status`) meanwhile;
-/// where the handlers run on the pool, the child's `/stalls` before and after the `/block` load
-/// gives the pool's stall reports over it (`StallReports`). The child is stopped before the next
-/// arm starts, so each arm has the machine to itself and threads started for one run stay in its
-/// own process. Every address is 127.0.0.1.
+/// Each round starts one child process per arm, and the default executor's twin for the A/A, in
+/// an order drawn at random (`RoundScheduler`); the child is stopped before the next starts, so
+/// each arm has the machine to itself. In each child: a short wrk warm-up, one wrk run per route
+/// (1 thread, 32 connections) with the child's CPU time around it, then (not in the twin) the
+/// blocking-handler run (`BlockingRun`). Every address is 127.0.0.1.
 ///
-/// Verdicts, paired by round: each route's requests/s, CPU per request and p99 for the pool
-/// installed (and preferred, and NIO's take-over) against the default executor, and for the pool
-/// installed against NIO's take-over; each metric with its A/A (the default executor against its
-/// twin), whose threshold judges that metric's rows. The blocking metric is, per arm, `/plain`'s
+/// Verdicts, paired by round: each route's requests/s, CPU per request and p99 for every arm
+/// against the default executor, with the A/A whose threshold judges that metric's rows, and
+/// the pool installed against NIO's take-over; the blocking metric is, per arm, `/plain`'s
 /// requests/s beside the blocking handlers ÷ alone just before, in the same child.
 struct FrameworkBenchmark {
     /// An executor choice: the child's first argument (`rawValue`).
@@ -75,23 +53,22 @@ struct FrameworkBenchmark {
         case bolts
         case boltsPreferred = "bolts-preferred"
 
-        var title: String {
+        /// Its name in the verdicts, and the short one of tables and the progress line.
+        private var titles: (long: String, short: String) {
             switch self {
-            case .defaultExecutor: return "Swift's default executor"
-            case .nio: return "SwiftNIO's event loops as the global executor"
-            case .bolts: return "Bolts pool installed as the global executor"
-            case .boltsPreferred: return "Bolts pool as the routes' task executor preference"
+            case .defaultExecutor: return ("Swift's default executor", "default executor")
+            case .nio: return ("SwiftNIO's event loops as the global executor", "NIO take-over")
+            case .bolts: return ("Bolts pool installed as the global executor", "Bolts installed")
+            case .boltsPreferred: return ("Bolts pool as the routes' task executor preference", "Bolts preferred")
             }
         }
 
-        var shortTitle: String {
-            switch self {
-            case .defaultExecutor: return "default executor"
-            case .nio: return "NIO take-over"
-            case .bolts: return "Bolts installed"
-            case .boltsPreferred: return "Bolts preferred"
-            }
-        }
+        var title: String { titles.long }
+        var shortTitle: String { titles.short }
+
+        /// Whether the child's handlers run on `ThreadPool.shared` (installed, or preferred): its
+        /// `/thread` should say `onPool=true`, and its `/stalls` counts the pool's stall reports.
+        var runsHandlersOnPool: Bool { self == .bolts || self == .boltsPreferred }
     }
 
     /// A route measured alone under wrk (`/block` is measured only beside `/plain`).
@@ -118,14 +95,13 @@ struct FrameworkBenchmark {
         }
     }
 
+    /// How the section loads its servers; `/plain` is always among `routes`, in the order each
+    /// child runs them (the blocking ratio's denominator).
     struct Settings: Codable {
         var arms: [Arm]
-        /// The routes measured alone, in the order each child runs them; `/plain` is always one
-        /// (the blocking ratio's denominator).
         var routes: [Route]
-        /// Seconds of each wrk run.
+        /// Seconds of each wrk run, and of the warm-up run (`/fanout`) in each child.
         var seconds: Int
-        /// Seconds of the warm-up run (`/fanout`) in each child.
         var warmUpSeconds: Int
         var wrkThreads: Int
         var connections: Int
@@ -144,25 +120,11 @@ struct FrameworkBenchmark {
     let framework: Framework
     let settings: Settings
 
-    /// Whether `filter` selects `framework`'s section: none, or one contained in its heading, or
-    /// one naming the framework.
-    static func isSelected(_ framework: Framework, by filter: String?) -> Bool {
-        guard let filter = filter?.lowercased(), !filter.isEmpty else { return true }
-        return framework.group.lowercased().contains(filter) || filter.contains(framework.rawValue)
-    }
-
-    /// Runs the section's paired rounds against the server at `executable` through the shared
-    /// round loop (`WrkRounds.run` with a `FrameworkHost`): one comparison of `weight`'s share of
-    /// `budget`, whose rounds stop as `stopping` says on the widest requests/s interval against
-    /// the default executor.
+    /// Runs the section's paired rounds against the server at `executable` (`WrkRounds.run` with
+    /// a `FrameworkHost`): one comparison of `weight`'s share of the budget, whose rounds stop
+    /// as `stopping` says on the widest requests/s interval against the default executor.
     func run(
-        executable: String,
-        budget: Budget,
-        stopping: StoppingRule,
-        weight: Double,
-        seed: UInt64,
-        progress: Progress,
-        watchdog: Watchdog
+        executable: String, _ context: SectionContext, stopping: StoppingRule, weight: Double, seed: UInt64
     ) -> Outcome {
         var outcome = Outcome(settings: settings)
         guard let wrk = WrkLoadGenerator.find() else {
@@ -170,21 +132,22 @@ struct FrameworkBenchmark {
             writeError("warning: \(outcome.skipped!)\n")
             return outcome
         }
-        let load = WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: settings.connections)
+        func load(_ connections: Int) -> WrkLoadGenerator {
+            WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: connections)
+        }
         let host = FrameworkHost(
-            framework: framework, settings: settings, executable: executable, load: load,
-            blockLoad: WrkLoadGenerator(
-                executable: wrk, threads: settings.wrkThreads, connections: settings.blockConnections),
-            watchdog: watchdog)
+            framework: framework, settings: settings, executable: executable, load: load(settings.connections),
+            blockLoad: load(settings.blockConnections), watchdog: context.watchdog)
         let scheduler = RoundScheduler(
-            budget: budget, stopping: stopping, seed: seed, progress: progress, watchdog: watchdog)
+            budget: context.budget, stopping: stopping, seed: seed, progress: context.progress,
+            watchdog: context.watchdog)
         let loads = settings.routes.map { route in
             WrkLoad<Arm>(key: route.rawValue, name: Self.name(route, framework), path: { _ in route.path })
         }
         let (rounds, verdicts) = WrkRounds.run(
             framework.rawValue, host: host, loads: loads, arms: settings.arms, reference: .defaultExecutor,
             section: framework.section, title: \.title, shortTitle: \.shortTitle, scheduler: scheduler,
-            weight: weight, settings: settings.wrk, loadGenerator: load
+            weight: weight, settings: settings.wrk, loadGenerator: host.load
         )
         outcome.draws = rounds.measurements.map(\.value)
         outcome.noise = [rounds.noise]
@@ -198,10 +161,9 @@ struct FrameworkBenchmark {
 }
 
 /// A framework section's servers: a child process (`FrameworkServerProcess`) per draw, started
-/// with the draw's executor choice and stopped after it, so each arm has the machine to itself
-/// and threads started for one run stay in its own process. Before the loads, the child says
-/// where its handlers run (`/thread`) and gets a warm-up; after them, unless it is the twin, the
-/// blocking-handler run.
+/// with the draw's executor choice and stopped after it. Before the loads, the child says where
+/// its handlers run (`/thread`) and gets a warm-up; after them, unless it is the twin, the
+/// blocking-handler run (`BlockingRun.swift`).
 struct FrameworkHost: WrkHost {
     let framework: Framework
     let settings: FrameworkBenchmark.Settings
@@ -226,22 +188,5 @@ struct FrameworkHost: WrkHost {
         return handlerThread
     }
 
-    func finish(_ child: FrameworkServerProcess, _ draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> BlockingRun? {
-        watchdog.beat("\(framework.rawValue): /plain beside /block, \(draw.label)")
-        return try BlockingRun.measure(child, load: load, blockLoad: blockLoad, seconds: settings.seconds)
-    }
-
     func release(_ child: FrameworkServerProcess) { child.stop() }
-}
-
-extension FrameworkServerProcess: WrkServer {
-    func reading() -> WrkReading? { cpuMicroseconds.map { WrkReading(cpuMicroseconds: $0) } }
-
-    /// The thread count of process `pid` (`Threads:` of `/proc/<pid>/status`); nil once it is gone.
-    static func threads(pid: pid_t) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") })
-        else { return nil }
-        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
-    }
 }

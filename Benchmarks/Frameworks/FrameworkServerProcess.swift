@@ -5,14 +5,12 @@ import Foundation
 #endif
 
 /// One framework server child process (`Framework.product`), serving on 127.0.0.1 with one
-/// executor choice.
-///
-/// The protocol: the child binds a port the system picks and prints `port <port>` on its
-/// standard output once the server accepts connections; it serves until its standard input
-/// closes (the parent holds the pipe, so the child also ends when the parent dies). `stop`
-/// closes that pipe, waits a few seconds, then kills and reaps the child. Every path out of
-/// `init` that throws stops the child first.
-final class FrameworkServerProcess {
+/// executor choice: a section's `WrkServer`. The child binds a port the system picks and prints
+/// `port <port>` once it accepts connections; it serves until its standard input closes (the
+/// parent holds the pipe, so the child also ends when the parent dies). `stop` closes that pipe,
+/// waits a few seconds, then kills and reaps the child; so does every path out of `init` that
+/// throws.
+final class FrameworkServerProcess: WrkServer {
     let arm: FrameworkBenchmark.Arm
     let port: Int
     private let process: Process
@@ -48,9 +46,8 @@ final class FrameworkServerProcess {
     /// `http://127.0.0.1:<port>/<path>`: loopback only.
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
-    /// The child's CPU time so far (user + system, every thread), in microseconds; nil once it
-    /// is gone.
-    var cpuMicroseconds: Double? { processCPUMicroseconds(pid: pid) }
+    /// The child's CPU time so far (user + system, every thread); nil once it is gone.
+    func reading() -> WrkReading? { processCPUMicroseconds(pid: pid).map { WrkReading(cpuMicroseconds: $0) } }
 
     /// The body of one `GET /<path>` to the child over a new loopback connection (HTTP/1.1,
     /// `Connection: close`), read until the child closes it; for the odd request outside wrk's
@@ -89,9 +86,6 @@ final class FrameworkServerProcess {
         return String(text[bodyStart.upperBound...])
     }
 
-    /// Whether the child still runs.
-    var isRunning: Bool { process.isRunning }
-
     /// Ends the child and reaps it (see the type's comment).
     func stop() { Self.stop(process, input: input) }
 
@@ -118,5 +112,62 @@ final class FrameworkServerProcess {
             line.append(byte)
         }
         throw BenchmarkChildFailed(description: "the server did not say its port in \(timeoutSeconds) s")
+    }
+}
+
+/// A framework's server executable (`Framework.product`), built from its nested package once per
+/// run, before anything is measured. The nested package keeps the framework out of the root
+/// package's build and depends on the root by path, so the server measures this checkout's
+/// Bolts. The root is the nearest directory above this executable (or else the current one) with
+/// a Package.swift and the nested package (`SwiftDriver.packageRoot`). The configuration is this
+/// executable's own: release, or debug in a `--debug-build` run, which only exercises the harness.
+enum FrameworkServerBuild {
+    /// Why the server could not be built; the section is skipped with this reason.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The built executable and how long the build took.
+    struct Built {
+        var executable: String
+        var seconds: Double
+    }
+
+    /// Builds `framework`'s server (`swift build -c <configuration> --package-path <package>`,
+    /// its output on stderr; a first build takes minutes) and returns where `--show-bin-path`
+    /// says it is, or throws why it could not.
+    static func build(_ framework: Framework) throws -> Built {
+        let (packageDirectory, product, files) = (framework.packageDirectory, framework.product, FileManager.default)
+        let root = SwiftDriver.packageRoot(above: SwiftDriver.currentExecutablePath()) {
+            files.fileExists(atPath: $0 + "/Package.swift")
+                && files.fileExists(atPath: $0 + "/" + packageDirectory + "/Package.swift")
+        }
+        guard let root else {
+            throw Failure(
+                description: "cannot find the package root (a Package.swift with \(packageDirectory)/Package.swift "
+                    + "beside it, above this executable or in the current directory)"
+            )
+        }
+        guard let swift = SwiftDriver.find() else { throw Failure(description: "`swift` is not on PATH") }
+        let arguments = [
+            "build", "-c", isDebugBuild ? "debug" : "release", "--package-path", root + "/" + packageDirectory,
+            "--product", product,
+        ]
+        let command = "swift \(arguments.joined(separator: " "))"
+        writeError("Building the \(framework.name) server: \(command)\n")
+        let start = now()
+        let status = try SwiftDriver.run(swift, arguments, output: FileHandle.standardError)
+        let seconds = Double(now() &- start) / 1e9
+        guard status == 0 else { throw Failure(description: "`\(command)` exited with status \(status)") }
+        let binPath = Pipe()
+        let binPathStatus = try SwiftDriver.run(swift, arguments + ["--show-bin-path"], output: binPath)
+        let directory = String(decoding: binPath.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let executable = directory + "/" + product
+        guard binPathStatus == 0, files.isExecutableFile(atPath: executable) else {
+            throw Failure(description: "the build left no executable at \(executable)")
+        }
+        writeError("Built the \(framework.name) server in \(seconds.fixed(1)) s: \(executable)\n")
+        return Built(executable: executable, seconds: seconds)
     }
 }
