@@ -57,14 +57,12 @@ final class ConcurrencySection: BenchmarkSection {
     }
 }
 
-/// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads`, each
-/// measured in child processes of this benchmark of two configurations, A: Swift's default
-/// global executor, and B: `ThreadPool.shared` installed as the global executor. The process
-/// is where the variance lives (one process's medians can sit 1.5× above another's for the
-/// same workload), so the process is the unit: each round runs three children one after the
-/// other, two of A and one of B, in an order drawn at random, while this process idles. Each
-/// child reports its median per workload; a round's ratio is the two A children's geometric
-/// mean over the B child's, and the two A children against each other are the A/A.
+/// "Swift Concurrency on the Bolts pool": the workloads of `ConcurrencyWorkloads` in child
+/// processes on Swift's default global executor (A) and with `ThreadPool.shared` installed as
+/// the global executor (B). The process is where the variance lives (one process's medians can
+/// sit 1.5× above another's), so each round runs three children one after the other, two of A
+/// and one of B, in an order drawn at random, while this process idles. A round's ratio is the
+/// A children's geometric mean over B's, and the two A children against each other are the A/A.
 enum ConcurrencyOnPool {
     static let group = "Swift Concurrency on the Bolts pool"
 
@@ -86,8 +84,7 @@ enum ConcurrencyOnPool {
         var verdicts: [VerdictRow] = []
         var goals: [GoalCheck] = []
         var noise: [RoundNoise]
-        /// How each child sized its samples: "full", "budget" (a quarter of the full
-        /// operations) or "quick" (a tenth).
+        /// How each child sized its samples (`ConcurrencyWorkloads.divisor(forScale:)`).
         var childMode: String
         var error: String?
     }
@@ -96,9 +93,8 @@ enum ConcurrencyOnPool {
     /// (empty where a child gave none).
     typealias Round = (first: [String: Double], second: [String: Double], installed: [String: Double])
 
-    /// Runs the section's rounds with `scheduler`: each arm is a child process (`ChildKind`) that
-    /// reports each workload's median; the default executor's child is the reference, its twin
-    /// the round's second one.
+    /// Runs the section's rounds: each arm a child process (`ChildKind`) that reports each
+    /// workload's median; the default executor's child is the reference.
     static func run(childMode: String, repetitions: Int, scheduler: RoundScheduler) -> Outcome {
         let (reference, installed) = (ChildKind.concurrencyOnDefaultExecutor, ChildKind.concurrencyOnPoolInstalled)
         let paired = scheduler.run(
@@ -149,34 +145,27 @@ enum ConcurrencyOnPool {
     static let installedArm = "pool-installed"
     static let defaultArm = "default-executor"
 
-    /// The key of one of the section's rows (one metric: time per operation). A workload's
-    /// row is `key(workload, installedArm, defaultArm)`; a comparison within the children of
-    /// one configuration is `inProcessKey`.
+    /// The key of one of the section's rows (one metric: time per operation); a workload's row
+    /// is `key(workload, installedArm, defaultArm)`.
     static func key(_ comparison: String, _ arm: String, _ baseline: String) -> VerdictKey {
         VerdictKey(section: .swiftConcurrency, comparison: comparison, arm: arm, baseline: baseline, metric: "time")
     }
 
     /// The key of `mine` against `theirs` (workload names) within the children of one
-    /// configuration: the comparison names both and the configuration, the arms are the two
-    /// workloads.
+    /// configuration: the comparison names both and the configuration.
     static func inProcessKey(_ mine: String, _ theirs: String, installed: Bool) -> VerdictKey {
         let (m, t) = (ConcurrencyWorkloads.id(of: mine), ConcurrencyWorkloads.id(of: theirs))
         return key("\(m)-vs-\(t)-\(installed ? installedArm : defaultArm)", m, t)
     }
 
-    /// The section's verdicts from its rounds so far:
-    /// - every workload, pool installed against the default executor (the two default
-    ///   children are the peer and its twin);
-    /// - in the default children, the pool as a task executor against the default executor's
-    ///   own workload (`preferred`), and Bolts' awaits against Swift's round trip: the two
-    ///   children's in-process ratios averaged per round, their reference workload in the two
-    ///   children as the A/A;
-    /// - in the installed child, Bolts' awaits against Swift's round trip, judged with the
-    ///   threshold of the default children's A/A of that round trip (one installed child a
-    ///   round has no twin).
+    /// The section's verdicts from its rounds so far: every workload, pool installed against
+    /// the default executor (the two default children are the peer and its twin); in the default
+    /// children, the pool as a task executor against the default executor's own workload, and
+    /// Bolts' awaits against Swift's round trip (the two children's in-process ratios averaged,
+    /// the reference workload in the two as the A/A); in the installed child, which has no twin,
+    /// Bolts' awaits against Swift's round trip, with the default children's A/A threshold.
     static func verdicts(_ rounds: [Round], _ noise: [RoundNoise]) -> [VerdictRow] {
-        /// Each round's subject, peer and twin where `value` has them (and a twin unless `twin`
-        /// is false), contaminated rounds marked.
+        /// Each round's subject, peer and (unless not `twin`) twin, where `value` has them.
         func paired(twin: Bool = true, _ value: (Round) -> (Double?, Double?, Double?)) -> PairedValues {
             var values = PairedValues()
             for (index, round) in rounds.enumerated() {

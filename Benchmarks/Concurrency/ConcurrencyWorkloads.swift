@@ -5,37 +5,29 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// Swift Concurrency workloads, measured in a child process of the benchmark (see
-/// `ConcurrencyOnPool`): once with Swift's default global executor, once with
-/// `ThreadPool.shared` installed as the global executor (installing is process-wide and
-/// must come before the first task, so each configuration gets a fresh process).
-///
-/// Every workload runs inside a detached Swift task (on the global executor of that
-/// process) and reports nanoseconds per operation.
+/// Swift Concurrency workloads, each timed in a detached Swift task of a child process
+/// (`ConcurrencyOnPool`) on Swift's default global executor or with `ThreadPool.shared`
+/// installed (process-wide, before the first task: so a fresh process per configuration).
 enum ConcurrencyWorkloads {
     struct Workload: Sendable {
         /// Its identifier in verdict keys (`VerdictKey.comparison` and `.arm`).
         var id: String
-        /// Stable name (the key that pairs the two processes' results).
+        /// Stable name, which pairs the two processes' results.
         var name: String
-        /// Operations per sample in the full mode (a quarter within a time budget, a tenth
-        /// with --quick; `divisor(forScale:)`).
+        /// Operations per sample in the full mode (fewer at other scales: `divisor(forScale:)`).
         var iterations: Int
         /// What one operation is.
         var unit: String
-        /// Whether the workload's shape is its size (everything spawned at once), so that
-        /// every mode runs `iterations` operations per sample.
+        /// Whether its shape is its size (all spawned at once): every mode runs `iterations`.
         var isFixedSize = false
         var body: @Sendable (Int) async throws -> Void
     }
 
-    /// Tasks per batch in the batched spawn workloads: the spawner starts a batch and
-    /// suspends until its last task has run, a steady state rather than a heap of tens of
-    /// thousands of task objects (whose page faults would dominate).
+    /// Tasks per batch in the batched spawn workloads: the spawner suspends until a batch's last
+    /// task has run, a steady state rather than a heap of task objects whose page faults dominate.
     static let batchSize = 256
 
-    /// The identifier of the workload called `name`; a name that no workload has is a
-    /// programming error.
+    /// The identifier of the workload called `name` (which must exist).
     static func id(of name: String) -> String {
         guard let workload = all.first(where: { $0.name == name }) else {
             preconditionFailure("no Swift Concurrency workload is called \(name)")
@@ -154,10 +146,9 @@ enum ConcurrencyWorkloads {
         var samples: [String: [Double]]
     }
 
-    /// The child's main: installs the pool if asked (first thing), runs every workload
-    /// `repetitions` times (after one warm-up run) and prints the results as one JSON line.
-    /// `filter` (run by hand, for profiling one workload) keeps the workloads whose name
-    /// contains it; the parent passes none.
+    /// The child's main: installs the pool if asked (first thing), runs every workload (that
+    /// `filter`, given by hand to profile one, names) `repetitions` times after a warm-up run,
+    /// and prints the results as one JSON line.
     static func runChild(installed: Bool, scale: String, repetitions: Int, filter: String? = nil) throws -> Never {
         if installed {
             guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
@@ -266,10 +257,8 @@ private final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// A task executor whose one thread polls its queue without ever sleeping: a hop into it
-/// costs no wake-up of its thread, so a round trip through it costs the hop itself and the
-/// caller's resumption on the global executor. It burns a CPU while it lives; `stop()` ends
-/// it.
+/// A task executor whose one thread polls its queue without ever sleeping (a CPU burnt until
+/// `stop()`): a round trip through it costs the hop and the caller's resumption, no wake-up.
 private final class NeverSleepingExecutor: TaskExecutor {
     private let queue = Mutex<[UnownedJob]>([])
     /// Jobs in `queue`; read by the polling thread without the lock.

@@ -38,9 +38,8 @@ struct BlockingRun: Codable {
 }
 
 extension FrameworkHost {
-    /// What the blocking run's threads share: the `/block` wrk's outcome and the sampler's peak.
-    /// Relaxed atomics suffice: each semaphore's signal and wait order what its thread wrote
-    /// before the reader reads it, and the sampler need only see the stop flag eventually.
+    /// What the blocking run's threads share. Relaxed atomics suffice: each semaphore orders what
+    /// its thread wrote before the reader reads it, and the sampler need only see the stop soon.
     private final class Shared: Sendable {
         let block = Mutex<Result<WrkLoadGenerator.Run, any Error>?>(nil)
         let blockDone = DispatchSemaphore(value: 0)
@@ -49,12 +48,10 @@ extension FrameworkHost {
         let samplingDone = DispatchSemaphore(value: 0)
     }
 
-    /// The blocking-handler run after a draw's loads: `/plain` alone, then `/plain` under `load`
-    /// while `blockLoad` sends its connections to `/block` from a thread of its own, starting
-    /// first and running a second longer, so that the `/plain` run is inside it; a third thread
-    /// samples the child's thread count. For an arm whose handlers run on the pool, the child's
-    /// `/stalls` is read just before the `/block` load and just after it (once its last
-    /// handlers have returned and their ended reports been delivered); the run keeps the change.
+    /// The blocking-handler run after a draw's loads: `/plain` alone, then again while `blockLoad`
+    /// loads `/block` from a thread of its own, starting first and running a second longer; a
+    /// third thread samples the child's thread count. Where the handlers run on the pool, it
+    /// keeps the change in the child's `/stalls` over the `/block` load.
     func finish(_ child: FrameworkServerProcess, _ draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> BlockingRun? {
         watchdog.beat("\(framework.rawValue): /plain beside /block, \(draw.label)")
         let (shared, pid, seconds, blockLoad) = (Shared(), child.pid, settings.seconds, blockLoad)
@@ -112,50 +109,16 @@ private func threadCount(pid: pid_t) -> Int? {
     return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces))
 }
 
-/// An arm's blocking-handler runs: medians over its rounds.
-struct BlockingSummary {
-    var plainAloneRequestsPerSecond: Double
-    var plainBesideBlockRequestsPerSecond: Double
-    var keptFraction: Double
-    /// `/plain`'s p99 beside the blocking handlers, in µs.
-    var plainBesideBlockP99: Double
-    var blockRequestsPerSecond: Double
-    var threadsBefore: Int
-    /// The most threads seen in any round's blocking run.
-    var peakThreads: Int
-    var errors: Int
-    /// The pool's stall reports (`StallReports.median(of:)`); nil where the handlers do not run
-    /// on the pool.
-    var stalls: FrameworkBenchmark.StallReports?
-
-    init?(_ runs: [BlockingRun]) {
-        guard !runs.isEmpty else { return nil }
-        func middle(_ value: (BlockingRun) -> Double) -> Double { median(runs.map(value)) ?? .nan }
-        plainAloneRequestsPerSecond = middle(\.plainAloneRequestsPerSecond)
-        plainBesideBlockRequestsPerSecond = middle(\.plainRequestsPerSecond)
-        keptFraction = middle(\.keptFraction)
-        plainBesideBlockP99 = middle(\.plain.p99)
-        blockRequestsPerSecond = middle(\.blockRequestsPerSecond)
-        threadsBefore = Int(middle { Double($0.threadsBefore) })
-        peakThreads = runs.map(\.peakThreads).max()!
-        errors = runs.flatMap { [$0.plain, $0.block] }.reduce(0) { $0 + $1.errors + $1.timeouts + $1.non2xx }
-        stalls = FrameworkBenchmark.StallReports.median(of: runs.compactMap(\.stalls))
-    }
-}
-
 extension FrameworkBenchmark {
     /// The stall reports of `ThreadPool.shared` in a child whose handlers run on the pool, as its
-    /// `/stalls` counts them with the observer a user would install (the servers' `StallTally`):
-    /// over one blocking-handler run; in an arm's summary, medians over its rounds.
+    /// `/stalls` counts them with the observer a user would install (the servers' `StallTally`).
     struct StallReports: Codable {
         /// Found reports the observer was given: jobs the pool's monitor found blocked.
         var found: Int
         /// Ended reports: one for each found report, when its job ends.
         var ended: Int
         /// The largest `heldFor` of an ended report, in ms: the longest one blocked job held its
-        /// worker. The child's tally keeps one maximum from its start; its runs before the
-        /// `/block` load block nothing (their reports would show in the `found` that `since`
-        /// subtracts).
+        /// worker (a maximum since the child started; its runs before `/block` block nothing).
         var longestMilliseconds: Double
         /// Times the monitor found a worker blocked (`ThreadPool.Metrics.stalls`), whether or
         /// not it made a report.
@@ -169,8 +132,8 @@ extension FrameworkBenchmark {
         /// The counts, which `since` subtracts and `median(of:)` takes the median of.
         private static var counts: [WritableKeyPath<StallReports, Int>] { [\.found, \.ended, \.stalls, \.dropped] }
 
-        /// The figures of a `/stalls` body (`StallTally.body` in `Benchmarks/ServerSupport`); nil
-        /// when the child does not observe its pool (`observing=false`) or the body is not one.
+        /// The figures of a `/stalls` body (`StallTally.body`); nil when the child does not
+        /// observe its pool (`observing=false`) or the body is not one.
         init?(body: String) {
             var fields: [Substring: Substring] = [:]
             for line in body.split(separator: "\n") {

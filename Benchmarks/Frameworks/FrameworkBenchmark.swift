@@ -19,10 +19,8 @@ enum Framework: String, Codable, CaseIterable, Sendable {
     /// The section its verdict rows carry ("hummingbird server", "vapor server").
     var section: Section { Section(rawValue: "\(rawValue) server") }
 
-    /// The nested package, relative to the root package.
+    /// The nested package, relative to the root package, and its server executable.
     var packageDirectory: String { "Benchmarks/\(product)" }
-
-    /// The server executable.
     var product: String { "\(name)Server" }
 
     /// What its section adds to the run's seed (`SectionContext.seed`): distinct from the other
@@ -30,23 +28,19 @@ enum Framework: String, Codable, CaseIterable, Sendable {
     var seedOffset: UInt64 { self == .hummingbird ? 4 : 5 }
 }
 
-/// The section "Inside a <framework> server": a framework's server under wrk, once per executor
-/// choice (`Arm`): Swift's default executor, SwiftNIO's event loops taking over as the global
-/// executor, `ThreadPool.shared` installed as the global executor, and (with `--full`) the
-/// default executor with every route preferring the pool as its task executor.
-///
-/// Each round starts one child process per arm, and the default executor's twin for the A/A, in
-/// an order drawn at random (`RoundScheduler`); the child is stopped before the next starts, so
-/// each arm has the machine to itself. In each child: a short wrk warm-up, one wrk run per route
-/// (1 thread, 32 connections) with the child's CPU time around it, then (not in the twin) the
-/// blocking-handler run (`BlockingRun`). Every address is 127.0.0.1.
+/// The section "Inside a <framework> server" (`FrameworkSection`): a framework's server under
+/// wrk, a child process per executor choice (`Arm`) and round, with the default executor's twin
+/// for the A/A, in an order drawn at random, so each arm has the machine to itself. In each
+/// child: a short wrk warm-up, one wrk run per route (1 thread, 32 connections) with the child's
+/// CPU time around it, then (not in the twin) the blocking-handler run (`BlockingRun`).
 ///
 /// Verdicts, paired by round: each route's requests/s, CPU per request and p99 for every arm
-/// against the default executor, with the A/A whose threshold judges that metric's rows, and
-/// the pool installed against NIO's take-over; the blocking metric is, per arm, `/plain`'s
-/// requests/s beside the blocking handlers ÷ alone just before, in the same child.
-struct FrameworkBenchmark {
-    /// An executor choice: the child's first argument (`rawValue`).
+/// against the default executor, and for the pool installed against NIO's take-over; per arm,
+/// `/plain`'s requests/s beside the blocking handlers ÷ alone just before, in the same child.
+enum FrameworkBenchmark {
+    /// An executor choice, the child's first argument (`rawValue`): Swift's default executor,
+    /// SwiftNIO's event loops taking over as the global executor, `ThreadPool.shared` installed as
+    /// the global executor, or the default executor with every route preferring the pool.
     enum Arm: String, Codable, CaseIterable, Sendable {
         case defaultExecutor = "default"
         case nio
@@ -116,77 +110,4 @@ struct FrameworkBenchmark {
     }
 
     typealias Outcome = WrkOutcome<Arm, Settings>
-
-    let framework: Framework
-    let settings: Settings
-
-    /// Runs the section's paired rounds against the server at `executable` (`WrkRounds.run` with
-    /// a `FrameworkHost`): one comparison of `weight`'s share of the budget, whose rounds stop
-    /// as `stopping` says on the widest requests/s interval against the default executor.
-    func run(
-        executable: String, _ context: SectionContext, stopping: StoppingRule, weight: Double, seed: UInt64
-    ) -> Outcome {
-        var outcome = Outcome(settings: settings)
-        guard let wrk = WrkLoadGenerator.find() else {
-            outcome.skipped = WrkLoadGenerator.Failure.notFound.description
-            writeError("warning: \(outcome.skipped!)\n")
-            return outcome
-        }
-        func load(_ connections: Int) -> WrkLoadGenerator {
-            WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: connections)
-        }
-        let host = FrameworkHost(
-            framework: framework, settings: settings, executable: executable, load: load(settings.connections),
-            blockLoad: load(settings.blockConnections), watchdog: context.watchdog)
-        let scheduler = RoundScheduler(
-            budget: context.budget, stopping: stopping, seed: seed, progress: context.progress,
-            watchdog: context.watchdog)
-        let loads = settings.routes.map { route in
-            WrkLoad<Arm>(key: route.rawValue, name: Self.name(route, framework), path: { _ in route.path })
-        }
-        let (rounds, verdicts) = WrkRounds.run(
-            framework.rawValue, host: host, loads: loads, arms: settings.arms, reference: .defaultExecutor,
-            section: framework.section, title: \.title, shortTitle: \.shortTitle, scheduler: scheduler,
-            weight: weight, settings: settings.wrk, loadGenerator: host.load
-        )
-        outcome.draws = rounds.measurements.map(\.value)
-        outcome.noise = [rounds.noise]
-        outcome.verdicts = verdicts + Self.verdicts(rounds, verdicts, framework: framework, settings: settings)
-        outcome.summaries = settings.arms.flatMap { arm in
-            settings.routes.compactMap { WrkSummary(arm: arm, load: $0.rawValue, draws: outcome.draws) }
-        }
-        outcome.goals = Self.goals(outcome, framework: framework)
-        return outcome
-    }
-}
-
-/// A framework section's servers: a child process (`FrameworkServerProcess`) per draw, started
-/// with the draw's executor choice and stopped after it. Before the loads, the child says where
-/// its handlers run (`/thread`) and gets a warm-up; after them, unless it is the twin, the
-/// blocking-handler run (`BlockingRun.swift`).
-struct FrameworkHost: WrkHost {
-    let framework: Framework
-    let settings: FrameworkBenchmark.Settings
-    let executable: String
-    let load: WrkLoadGenerator
-    let blockLoad: WrkLoadGenerator
-    let watchdog: Watchdog
-
-    func server(for draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> FrameworkServerProcess {
-        watchdog.beat("\(framework.rawValue): starting the \(draw.label) child")
-        return try FrameworkServerProcess(executable: executable, arm: draw.arm, jobRounds: settings.jobRounds)
-    }
-
-    func prepare(_ child: FrameworkServerProcess, _ draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> String? {
-        let handlerThread = try child.get("thread")
-        if draw.arm.runsHandlersOnPool != handlerThread.hasSuffix("onPool=true") {
-            writeError("warning: the \(draw.label) child's handlers run on \(handlerThread)\n")
-        }
-        // Warm-up: the executor's threads start and the caches fill before anything is measured.
-        watchdog.beat("\(framework.rawValue): warm-up of \(draw.label)")
-        _ = try load.run(url: child.url(FrameworkBenchmark.Route.fanout.path), seconds: settings.warmUpSeconds)
-        return handlerThread
-    }
-
-    func release(_ child: FrameworkServerProcess) { child.stop() }
 }

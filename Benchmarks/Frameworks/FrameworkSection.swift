@@ -1,17 +1,15 @@
 import Foundation
 
 /// "Inside a <framework> server" as a section of the run (`FrameworkBenchmark`), its settings
-/// from the command's options. Its server is a nested package, built by `prepare` (before the
-/// budget starts); without wrk or a server it weighs nothing and its outcome says why it was
-/// skipped.
+/// from the command's options. `prepare` builds its nested package before the budget starts;
+/// without wrk or a server it weighs nothing and its outcome says why it was skipped.
 final class FrameworkSection: BenchmarkSection {
     /// Its share of the budget while it runs: about a quarter of a default run.
     static let weight = 25.0
 
     let framework: Framework
     private let command: BenchmarksCommand
-    /// The server `prepare` built, or why the section is skipped; nil when the run leaves the
-    /// section out.
+    /// The server `prepare` built, or why the section is skipped; nil when the run leaves it out.
     private var prepared: Result<FrameworkServerBuild.Built, FrameworkServerBuild.Failure>?
 
     init(_ framework: Framework, command: BenchmarksCommand) {
@@ -29,10 +27,10 @@ final class FrameworkSection: BenchmarkSection {
         return framework == .hummingbird || command.full || names
     }
 
-    /// The settings (the same for each framework). `jobRounds` is calibrated in this process, so
-    /// pass it only when the section runs. Three executor choices: the pool as the routes' task
-    /// executor preference, which served no more than the default executor on any route and
-    /// costs a fifth of each round, only with `--full`. Four routes with `--quick`, else all.
+    /// The settings; `jobRounds` is calibrated in this process, so only when the section runs.
+    /// The pool as the routes' task-executor preference served no more than the default executor
+    /// on any route and costs a fifth of each round, so only `--full` has it; `--quick` has four
+    /// routes.
     private func settings(jobRounds: Int) -> FrameworkBenchmark.Settings {
         .init(
             arms: command.full ? FrameworkBenchmark.Arm.allCases : [.defaultExecutor, .nio, .bolts],
@@ -41,10 +39,9 @@ final class FrameworkSection: BenchmarkSection {
             connections: 32, blockConnections: 4, jobNanoseconds: 3_000, jobRounds: jobRounds)
     }
 
-    /// When the rounds stop. A round is a child per choice and the default executor's twin, each
-    /// for a warm-up and a wrk run per route, then, in all but the twin, the blocking run (about
-    /// 45 s a round by default), so the rounds are few: 2 with `--quick`, 3 to 6 by default (as
-    /// many as the share holds), 5 to 10 with `--full`; `--rounds` fixes them.
+    /// When the rounds stop: a round takes about 45 s by default, so they are few: 2 with
+    /// `--quick`, 3 to 6 by default (as many as the share holds), 5 to 10 with `--full`;
+    /// `--rounds` fixes them.
     private var stopping: StoppingRule {
         let (minimum, maximum) = command.quick ? (2, 2) : command.full ? (5, 10) : (3, 6)
         var rule = StoppingRule(minimumRounds: minimum, maximumRounds: maximum)
@@ -90,11 +87,7 @@ final class FrameworkSection: BenchmarkSection {
             outcome.skipped = failure.description
         case .success(let built):
             context.progress.next("\(framework.group): \(framework.versionedName) under wrk (child processes)")
-            let benchmark = FrameworkBenchmark(
-                framework: framework, settings: settings(jobRounds: serverJobRounds(forNanoseconds: 3_000)))
-            outcome = benchmark.run(
-                executable: built.executable, context, stopping: stopping, weight: Self.weight,
-                seed: context.seed &+ framework.seedOffset)
+            outcome = measure(built.executable, settings(jobRounds: serverJobRounds(forNanoseconds: 3_000)), context)
             outcome.notes["buildSeconds"] = built.seconds.fixed(0)
         }
         context.progress.log(verdicts: outcome.verdicts)
@@ -102,4 +95,76 @@ final class FrameworkSection: BenchmarkSection {
             verdicts: outcome.verdicts, noise: outcome.noise.flatMap { $0 }, goals: outcome.goals,
             markdown: FrameworkReport.render(outcome, framework: framework), json: [(framework.rawValue, outcome)])
     }
+
+    /// The section's paired rounds against the server at `executable` (`WrkRounds.run` with a
+    /// `FrameworkHost`): one comparison, whose rounds stop on the widest requests/s interval
+    /// against the default executor.
+    private func measure(
+        _ executable: String, _ settings: FrameworkBenchmark.Settings, _ context: SectionContext
+    ) -> FrameworkBenchmark.Outcome {
+        var outcome = FrameworkBenchmark.Outcome(settings: settings)
+        guard let wrk = WrkLoadGenerator.find() else {
+            outcome.skipped = WrkLoadGenerator.Failure.notFound.description
+            writeError("warning: \(outcome.skipped!)\n")
+            return outcome
+        }
+        func load(_ connections: Int) -> WrkLoadGenerator {
+            WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: connections)
+        }
+        let host = FrameworkHost(
+            framework: framework, settings: settings, executable: executable, load: load(settings.connections),
+            blockLoad: load(settings.blockConnections), watchdog: context.watchdog)
+        let scheduler = RoundScheduler(
+            budget: context.budget, stopping: stopping, seed: context.seed &+ framework.seedOffset,
+            progress: context.progress, watchdog: context.watchdog)
+        let loads = settings.routes.map { route in
+            WrkLoad<FrameworkBenchmark.Arm>(
+                key: route.rawValue, name: FrameworkBenchmark.name(route, framework), path: { _ in route.path })
+        }
+        let (rounds, verdicts) = WrkRounds.run(
+            framework.rawValue, host: host, loads: loads, arms: settings.arms, reference: .defaultExecutor,
+            section: framework.section, title: \.title, shortTitle: \.shortTitle, scheduler: scheduler,
+            weight: Self.weight, settings: settings.wrk, loadGenerator: host.load
+        )
+        outcome.draws = rounds.measurements.map(\.value)
+        outcome.noise = [rounds.noise]
+        outcome.verdicts =
+            verdicts + FrameworkBenchmark.verdicts(rounds, verdicts, framework: framework, settings: settings)
+        outcome.summaries = settings.arms.flatMap { arm in
+            settings.routes.compactMap { WrkSummary(arm: arm, load: $0.rawValue, draws: outcome.draws) }
+        }
+        outcome.goals = FrameworkBenchmark.goals(outcome, framework: framework)
+        return outcome
+    }
+}
+
+/// A framework section's servers: a child process (`FrameworkServerProcess`) per draw, started
+/// with the draw's executor choice and stopped after it. Before the loads, the child says where
+/// its handlers run (`/thread`) and gets a warm-up; after them, unless it is the twin, the
+/// blocking-handler run (`finish`, in `BlockingRun.swift`).
+struct FrameworkHost: WrkHost {
+    let framework: Framework
+    let settings: FrameworkBenchmark.Settings
+    let executable: String
+    let load: WrkLoadGenerator
+    let blockLoad: WrkLoadGenerator
+    let watchdog: Watchdog
+
+    func server(for draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> FrameworkServerProcess {
+        watchdog.beat("\(framework.rawValue): starting the \(draw.label) child")
+        return try FrameworkServerProcess(executable: executable, arm: draw.arm, jobRounds: settings.jobRounds)
+    }
+
+    func prepare(_ child: FrameworkServerProcess, _ draw: RoundDraw<FrameworkBenchmark.Arm>) throws -> String? {
+        let handlerThread = try child.get("thread")
+        if draw.arm.runsHandlersOnPool != handlerThread.hasSuffix("onPool=true") {
+            writeError("warning: the \(draw.label) child's handlers run on \(handlerThread)\n")
+        }
+        // Warm-up: the executor's threads start and the caches fill before anything is measured.
+        watchdog.beat("\(framework.rawValue): warm-up of \(draw.label)")
+        _ = try load.run(url: child.url(FrameworkBenchmark.Route.fanout.path), seconds: settings.warmUpSeconds)
+        return handlerThread
+    }
+
+    func release(_ child: FrameworkServerProcess) { child.stop() }
 }

@@ -12,7 +12,7 @@ import Foundation
 /// throws.
 final class FrameworkServerProcess: WrkServer {
     let arm: FrameworkBenchmark.Arm
-    let port: Int
+    private(set) var port = 0
     private let process: Process
     private let input: Pipe
 
@@ -38,7 +38,7 @@ final class FrameworkServerProcess: WrkServer {
             }
             self.port = port
         } catch {
-            Self.stop(process, input: input)
+            stop()
             throw error
         }
     }
@@ -49,13 +49,14 @@ final class FrameworkServerProcess: WrkServer {
     /// The child's CPU time so far (user + system, every thread); nil once it is gone.
     func reading() -> WrkReading? { processCPUMicroseconds(pid: pid).map { WrkReading(cpuMicroseconds: $0) } }
 
+
     /// The body of one `GET /<path>` to the child over a new loopback connection (HTTP/1.1,
     /// `Connection: close`), read until the child closes it; for the odd request outside wrk's
     /// runs, such as `/thread`. Throws when the connection or the exchange fails.
     func get(_ path: String) throws -> String {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw BenchmarkChildFailed(description: "socket(): errno \(errno)") }
-        defer { close(socket) }
+        let connection = FileHandle(fileDescriptor: socket, closeOnDealloc: true)
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -68,18 +69,9 @@ final class FrameworkServerProcess: WrkServer {
             }
         }
         guard connected == 0 else { throw BenchmarkChildFailed(description: "connect to port \(port): errno \(errno)") }
-        let request = Array("GET /\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else {
-            throw BenchmarkChildFailed(description: "send to port \(port): errno \(errno)")
-        }
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            response += buffer[0..<count]
-        }
-        let text = String(decoding: response, as: UTF8.self)
+        let request = "GET /\(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        try connection.write(contentsOf: Data(request.utf8))
+        let text = String(decoding: try connection.readToEnd() ?? Data(), as: UTF8.self)
         guard text.hasPrefix("HTTP/1.1 200"), let bodyStart = text.range(of: "\r\n\r\n") else {
             throw BenchmarkChildFailed(description: "GET /\(path) answered \"\(text.prefix(80))\"")
         }
@@ -87,9 +79,7 @@ final class FrameworkServerProcess: WrkServer {
     }
 
     /// Ends the child and reaps it (see the type's comment).
-    func stop() { Self.stop(process, input: input) }
-
-    private static func stop(_ process: Process, input: Pipe) {
+    func stop() {
         try? input.fileHandleForWriting.close()
         for _ in 0..<150 where process.isRunning { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
