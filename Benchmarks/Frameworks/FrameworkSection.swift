@@ -10,7 +10,7 @@ final class FrameworkSection: BenchmarkSection {
     let framework: Framework
     private let command: BenchmarksCommand
     /// The server `prepare` built, or why the section is skipped; nil when the run leaves it out.
-    private var prepared: Result<FrameworkServerBuild.Built, FrameworkServerBuild.Failure>?
+    private var prepared: Result<(executable: String, seconds: Double), any Error>?
 
     init(_ framework: Framework, command: BenchmarksCommand) {
         self.framework = framework
@@ -59,16 +59,12 @@ final class FrameworkSection: BenchmarkSection {
     /// Builds the server, or records why the section is skipped (no wrk, the build failed).
     func prepare() {
         guard isIncluded else { return }
-        guard WrkLoadGenerator.find() != nil else {
-            prepared = .failure(.init(description: WrkLoadGenerator.Failure.notFound.description))
-            return
+        prepared = Result {
+            guard WrkLoadGenerator.find() != nil else { throw WrkLoadGenerator.Failure.notFound }
+            return try FrameworkServerBuild.build(framework)
         }
-        do {
-            prepared = .success(try FrameworkServerBuild.build(framework))
-        } catch {
-            let failure = error as? FrameworkServerBuild.Failure ?? .init(description: "\(error)")
-            writeError("warning: the \(framework.name) section is skipped: \(failure)\n")
-            prepared = .failure(failure)
+        if case .failure(let error) = prepared, !(error is WrkLoadGenerator.Failure) {
+            writeError("warning: the \(framework.name) section is skipped: \(error)\n")
         }
     }
 
@@ -82,9 +78,9 @@ final class FrameworkSection: BenchmarkSection {
         var outcome: FrameworkBenchmark.Outcome
         switch prepared {
         case nil: return nil
-        case .failure(let failure):
+        case .failure(let error):
             outcome = .init(settings: settings(jobRounds: 0))
-            outcome.skipped = failure.description
+            outcome.skipped = "\(error)"
         case .success(let built):
             context.progress.next("\(framework.group): \(framework.versionedName) under wrk (child processes)")
             outcome = measure(built.executable, settings(jobRounds: serverJobRounds(forNanoseconds: 3_000)), context)

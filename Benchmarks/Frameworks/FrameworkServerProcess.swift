@@ -117,16 +117,10 @@ enum FrameworkServerBuild {
         var description: String
     }
 
-    /// The built executable and how long the build took.
-    struct Built {
-        var executable: String
-        var seconds: Double
-    }
-
     /// Builds `framework`'s server (`swift build -c <configuration> --package-path <package>`,
     /// its output on stderr; a first build takes minutes) and returns where `--show-bin-path`
-    /// says it is, or throws why it could not.
-    static func build(_ framework: Framework) throws -> Built {
+    /// says it is and how long the build took, or throws why it could not.
+    static func build(_ framework: Framework) throws -> (executable: String, seconds: Double) {
         let (packageDirectory, product, files) = (framework.packageDirectory, framework.product, FileManager.default)
         let root = SwiftDriver.packageRoot(above: SwiftDriver.currentExecutablePath()) {
             files.fileExists(atPath: $0 + "/Package.swift")
@@ -158,6 +152,6 @@ enum FrameworkServerBuild {
             throw Failure(description: "the build left no executable at \(executable)")
         }
         writeError("Built the \(framework.name) server in \(seconds.fixed(1)) s: \(executable)\n")
-        return Built(executable: executable, seconds: seconds)
+        return (executable, seconds)
     }
 }
