@@ -176,22 +176,19 @@ enum ConcurrencyOnPool {
             values.markContaminated(noise)
             return values
         }
-        /// The subject's row after the A/A row whose threshold judges it; in the installed child
-        /// (no twin), judged with `threshold`.
+        /// The subject's row after the A/A row of the peer's twin, whose threshold judges it; where
+        /// there is no twin (the installed child), judged with `threshold`.
         func judged(
             _ name: String, _ subject: String, _ peer: String, _ unit: String, _ values: PairedValues,
-            _ key: VerdictKey, installed: Bool = false, threshold: Double? = nil
+            _ key: VerdictKey, threshold: Double? = nil
         ) -> [VerdictRow] {
             let metric = Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
-            guard !installed else {
-                return [
-                    Verdicts.row(
-                        section: .swiftConcurrency, name: name, subject: subject, peer: peer, metric: metric, values,
-                        threshold: threshold, key: key)
-                ]
-            }
-            let (row, aa) = Verdicts.pair(
-                section: .swiftConcurrency, name: name, subject: subject, peer: peer, metric: metric, values, key: key)
+            var aaKey = key
+            aaKey.arm = key.baseline
+            let aa = Verdicts.aa(section: .swiftConcurrency, name: name, peer: peer, metric: metric, values, key: aaKey)
+            let row = Verdicts.row(
+                section: .swiftConcurrency, name: name, subject: subject, peer: peer, metric: metric, values,
+                threshold: aa?.noiseThreshold ?? threshold, key: key)
             return (aa.map { [$0] } ?? []) + [row]
         }
         var rows = ConcurrencyWorkloads.all.flatMap { workload in
@@ -218,7 +215,7 @@ enum ConcurrencyOnPool {
             let configuration = installed ? installedSubject : defaultPeer
             return judged(
                 name, "\(mine) (\(configuration))", "\(theirs) (\(configuration))", "operation", values,
-                inProcessKey(mine, theirs, installed: installed), installed: installed, threshold: threshold)
+                inProcessKey(mine, theirs, installed: installed), threshold: threshold)
         }
         for (mine, theirs) in preferredPairs { rows += inProcess(mine, theirs, name: "preferred pool: \(mine)") }
         for (mine, theirs) in hopBounds { rows += inProcess(mine, theirs, name: "hop bound: \(mine)") }
@@ -303,16 +300,17 @@ enum ConcurrencyOnPool {
         guard let swift = row("round-trip"), let bare = row("continuation-resume"),
             let handled = row("continuation-resume-cancellation-handler")
         else { return nil }
-        func ratio(_ a: Double?, _ b: Double?) -> String {
-            guard let a, let b else { return "–" }
+        /// `row`'s time over Swift's round trip's, on the default executor or installed.
+        func ratio(_ row: Row, _ time: KeyPath<Row, Double?>) -> String {
+            guard let a = row[keyPath: time], let b = swift[keyPath: time] else { return "–" }
             return (a / b).fixed(2) + "×"
         }
+        let (onDefault, installed) = (\Row.defaultExecutorNanoseconds, \Row.poolInstalledNanoseconds)
         return "The floor under Bolts' `value`, against Swift's `Task {}` + `await value`: a `Task {}` that "
-            + "resumes a continuation (no Bolts task) \(ratio(bare.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds)) "
-            + "on the default executor and \(ratio(bare.poolInstalledNanoseconds, swift.poolInstalledNanoseconds)) installed; "
-            + "inside `withTaskCancellationHandler`, which `value` needs to return at once when the awaiting task is "
-            + "cancelled, \(ratio(handled.defaultExecutorNanoseconds, swift.defaultExecutorNanoseconds)) and "
-            + "\(ratio(handled.poolInstalledNanoseconds, swift.poolInstalledNanoseconds))."
+            + "resumes a continuation (no Bolts task) \(ratio(bare, onDefault)) on the default executor and "
+            + "\(ratio(bare, installed)) installed; inside `withTaskCancellationHandler`, which `value` needs to "
+            + "return at once when the awaiting task is cancelled, \(ratio(handled, onDefault)) and "
+            + "\(ratio(handled, installed))."
     }
 
     static func render(_ outcome: Outcome) -> String {
