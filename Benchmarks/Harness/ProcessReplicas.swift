@@ -84,7 +84,8 @@ enum ProcessReplicas {
             row.interval95 = estimate.map { [$0.low, $0.high] }
             row.rounds = perProcess.reduce(0) { $0 + $1.rounds }
             row.processes = means.count
-            row.roundsToDecide = nil  // the process is the unit: more rounds would not narrow it
+            // The process is the unit: more rounds would not narrow it, more processes would.
+            row.roundsToDecide = nil
             row.processMeans = means
             row.contaminatedRounds = perProcess.reduce(0) { $0 + $1.contaminatedRounds }
             row.logRatios = perProcess.flatMap(\.logRatios)
@@ -98,6 +99,9 @@ enum ProcessReplicas {
             } else {
                 row.noiseThreshold = thresholds[template.metric]
                 row.verdict = PairedStatistics.verdict(estimate, threshold: row.noiseThreshold ?? .infinity)
+                row.processesToDecide = row.verdict == .undecided
+                    ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: row.noiseThreshold ?? .infinity) }
+                    : nil
             }
             return row
         }

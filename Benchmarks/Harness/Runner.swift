@@ -17,6 +17,8 @@ struct RunSettings: Sendable {
 /// The outcome of one scenario within a comparison.
 struct EntryResult: Codable {
     var name: String
+    /// Its identifier in verdict keys (`Comparison.Entry.id`); absent from reports saved before it.
+    var id: String? = nil
     var subject: Subject
     var unit: String
     var expectedAllocations: String
@@ -57,7 +59,7 @@ struct ComparisonResult: Codable {
         entries = comparison.entries.enumerated().map { index, entry in
             let scenario = entry.scenario
             return EntryResult(
-                name: scenario.name, subject: scenario.subject, unit: scenario.unit,
+                name: scenario.name, id: entry.id, subject: scenario.subject, unit: scenario.unit,
                 expectedAllocations: scenario.expectedAllocations, isReference: index == comparison.referenceIndex,
                 samples: [], error: error
             )

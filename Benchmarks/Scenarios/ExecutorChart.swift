@@ -12,9 +12,10 @@ extension SVGChart {
         let producers = comparisons.map { $0.producers! }
         var series: [Series] = []
         var footnote = ""
+        var goal: [Double?]?
         for kind in ExecutorKind.allCases {
             let values: [Double?] = comparisons.map { comparison in
-                comparison.entries.first { $0.name.hasPrefix(kind.title + ":") }?.medianNanosecondsPerOperation
+                comparison.entries.first { $0.id == kind.rawValue }?.medianNanosecondsPerOperation
                     .map { 1e9 / $0 }
             }
             let rates = values.compactMap { $0 }
@@ -27,12 +28,13 @@ extension SVGChart {
             }
             let (color, width, dashed) = style(for: kind)
             series.append(Series(label: kind.shortTitle, color: color, width: width, dashed: dashed, values: values))
+            if kind == .dispatchGlobal { goal = values.map { $0.map { $0 * 2 } } }
         }
-        if let dispatch = series.first(where: { $0.label == ExecutorKind.dispatchGlobal.shortTitle }) {
+        if let goal {
             series.append(
                 Series(
-                    label: "goal: 2× Dispatch global", color: "#888888", width: 1.5, dashed: true,
-                    values: dispatch.values.map { $0.map { $0 * 2 } }, marksValues: false))
+                    label: "goal: 2× Dispatch global", color: "#888888", width: 1.5, dashed: true, values: goal,
+                    marksValues: false))
         }
         let load = machine.loadAverageAtStart.split(separator: " ").first ?? "?"
         return render(

@@ -163,6 +163,44 @@ import Testing
         #expect(decided.undecidedHint.isEmpty && Report.undecided([decided]).isEmpty)
     }
 
+    /// A scenario that is never run: `ProcessReplicas.merge` reads only its names.
+    private final class NotRun: Scenario {
+        let name: String
+        let subject = Subject.bolts
+        let expectedAllocations = "–"
+        init(_ name: String) { self.name = name }
+        func run(iterations: Int) throws -> Sample { throw BenchmarkError.wrongResult("not run") }
+    }
+
+    @Test func anUndecidedProcessRowSaysHowManyProcessesWouldDecideIt() throws {
+        let metric = Metric(title: "time", unit: "ns", lowerIsBetter: true)
+        let comparison = Comparison(
+            group: "g", section: Section(rawValue: "t"), metrics: [], operation: "o", id: "c",
+            entries: [.init(scenario: NotRun("s"), id: "s"), .init(scenario: NotRun("p"), id: "p")], referenceIndex: 1)
+        let key = VerdictKey(section: comparison.section, comparison: "c", arm: "s", baseline: "p", metric: "time")
+        // Three processes: the subject about 1.1× faster in each, apart enough that three leave it
+        // undecided; within a process the rounds agree, so only processes can narrow it.
+        let children = [82.0, 97, 88].map { subject -> Benchmarks.ComparisonResult in
+            var values = PairedValues()
+            for round in 0..<6 { values.append(round: round, subject: subject, peer: 100, twin: 100.3) }
+            let (row, aa) = Verdicts.pair(
+                section: comparison.section, name: "o", subject: "s", peer: "p", metric: metric, values, key: key)
+            var child = Benchmarks.ComparisonResult(comparison)
+            child.verdicts = [row] + [aa].compactMap { $0 }
+            return child
+        }
+        let merged = ProcessReplicas.merge(comparison, children, failure: nil)
+        let row = try #require(merged.verdicts.first { !$0.isAA })
+        #expect(row.processes == 3 && row.rounds == 18)
+        #expect(row.verdict == .undecided && row.roundsToDecide == nil)
+        let processes = try #require(row.processesToDecide)
+        #expect(processes > 3 && processes < 1_000)
+        #expect(row.formattedVerdict == "undecided →\(processes)p")
+        #expect(row.decidingFactor == Double(processes) / 3)
+        #expect(Report.undecided([row]).contains("Undecided rows: 1;"))
+        #expect(merged.verdicts.first(where: \.isAA)?.processesToDecide == nil, "an A/A row is never projected")
+    }
+
     // MARK: Run-wide A/A intervals
 
     private func aaRow(_ logs: [Double]) -> VerdictRow {
