@@ -21,23 +21,17 @@ struct BenchmarksCommand: ParsableCommand {
             """
     )
 
-    @Option(
-        help: ArgumentHelp(
-            "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.",
-            valueName: "text"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Run only comparisons (or scenarios) whose name contains this text, case-insensitively.", valueName: "text"))
     var filter: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Minutes the measurements may take in all (default: 10; 1.5 with --quick).",
-            valueName: "minutes"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Minutes the measurements may take in all (default: 10; 1.5 with --quick).", valueName: "minutes"))
     var budget: Double?
 
-    @Flag(help: "No time budget: every comparison runs until its interval is ±5% or its maximum rounds, with longer samples and server runs, the server with the pool installed, and the Vapor server.")
+    @Flag(help: ArgumentHelp(
+        "No time budget: every comparison runs until its interval is ±5% or its maximum rounds, with longer samples "
+            + "and server runs, the server with the pool installed, and the Vapor server."))
     var full = false
 
     @Flag(help: "Smoke mode: short samples, a few rounds, one server configuration; about two minutes (used by CI).")
@@ -46,10 +40,8 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Producer thread counts for the executor comparisons, comma-separated (default: 1,2,4,8).",
-            valueName: "counts"
-        ),
-        transform: BenchmarksCommand.parsePositiveList
-    )
+            valueName: "counts"),
+        transform: BenchmarksCommand.parsePositiveList)
     var threads: [Int] = [1, 2, 4, 8]
 
     @Option(help: ArgumentHelp("Write the verdicts and every sample as JSON to this file.", valueName: "file"))
@@ -64,12 +56,9 @@ struct BenchmarksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write the server scenario's latency chart (SVG) to this file.", valueName: "file.svg"))
     var serverChart: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Keep this run's samples as a named baseline in .benchmarks/NAME.json (under the current directory).",
-            valueName: "name"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Keep this run's samples as a named baseline in .benchmarks/NAME.json (under the current directory).",
+        valueName: "name"))
     var saveBaseline: String?
 
     @Option(help: ArgumentHelp("Compare this run with the saved baseline NAME, row by row.", valueName: "name"))
@@ -78,60 +67,52 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "With --baseline: exit with status 2 when a row regressed beyond its noise threshold.")
     var check = false
 
-    @Option(help: ArgumentHelp("Seed of the rounds' random orders (default: drawn; the report prints it).", valueName: "n"))
+    @Option(help: ArgumentHelp(
+        "Seed of the rounds' random orders (default: drawn; the report prints it).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(help: ArgumentHelp("Exactly this many rounds per comparison, ignoring intervals and the budget.", valueName: "n"))
+    @Option(help: ArgumentHelp(
+        "Exactly this many rounds per comparison, ignoring intervals and the budget.", valueName: "n"))
     var rounds: Int?
 
-    @Option(help: ArgumentHelp("Seconds of each wrk run in the server scenario (default: 1, or 2 with --full).", valueName: "s"))
+    @Option(help: ArgumentHelp(
+        "Seconds of each wrk run in the server scenario (default: 1, or 2 with --full).", valueName: "s"))
     var serverSeconds: Int?
 
-    @Option(
-        help: ArgumentHelp(
-            "Rounds of the server scenario with the pool installed (--full only; default: 3).",
-            valueName: "n"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Rounds of the server scenario with the pool installed (--full only; default: 3).", valueName: "n"))
     var serverRounds: Int?
 
     @Option(
-        help: ArgumentHelp("Jobs per request in the server scenario, comma-separated (default: 1,16,64; 16 with --quick).", valueName: "counts"),
-        transform: BenchmarksCommand.parsePositiveList
-    )
+        help: ArgumentHelp(
+            "Jobs per request in the server scenario, comma-separated (default: 1,16,64; 16 with --quick).",
+            valueName: "counts"),
+        transform: BenchmarksCommand.parsePositiveList)
     var serverFanOuts: [Int]?
 
     @Option(
-        help: ArgumentHelp("Job durations in ns in the server scenario, comma-separated (default: 300,3000; 3000 with --quick).", valueName: "ns"),
-        transform: BenchmarksCommand.parsePositiveList
-    )
+        help: ArgumentHelp(
+            "Job durations in ns in the server scenario, comma-separated (default: 300,3000; 3000 with --quick).",
+            valueName: "ns"),
+        transform: BenchmarksCommand.parsePositiveList)
     var serverJobNs: [Int]?
 
-    @Option(
-        help: ArgumentHelp(
-            "CPUs of the quota on each handler's server in the server scenario's CPU-limit variant (needs root and a writable cgroup cpu controller; 0 turns it off; default: 1).",
-            valueName: "cpus"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "CPUs of the quota on each handler's server in the server scenario's CPU-limit variant (needs root and a "
+            + "writable cgroup cpu controller; 0 turns it off; default: 1).",
+        valueName: "cpus"))
     var cpuLimit: Double = 1
 
-    @Option(
-        help: ArgumentHelp(
-            "Operations per sample instead of calibrating (for profilers such as callgrind).",
-            valueName: "n"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Operations per sample instead of calibrating (for profilers such as callgrind).", valueName: "n"))
     var iterations: Int?
 
     @Flag(help: "Leave the reference peers out of a filtered run, to profile one scenario alone (no ratios).")
     var withoutReference = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Child processes per comparison where the process is the unit (default: 4; 2 with --quick, 6 with --full).",
-            valueName: "n"
-        )
-    )
+    @Option(help: ArgumentHelp(
+        "Child processes per comparison where the process is the unit (default: 4; 2 with --quick, 6 with --full).",
+        valueName: "n"))
     var processes: Int?
 
     @Option(help: .hidden)
@@ -152,10 +133,9 @@ struct BenchmarksCommand: ParsableCommand {
     @Flag(help: "List the comparisons and scenarios (after --filter) and exit.")
     var list = false
 
-    @Flag(
-        help:
-            "Run this debug build as it is instead of handing over to a release build (for debugging the harness; the numbers are meaningless)."
-    )
+    @Flag(help: ArgumentHelp(
+        "Run this debug build as it is instead of handing over to a release build (for debugging the harness; the "
+            + "numbers are meaningless)."))
     var debugBuild = false
 
     /// "1,16,64" as [1, 16, 64]; anything else is a usage error.
@@ -212,6 +192,14 @@ struct BenchmarksCommand: ParsableCommand {
     /// What one sample of an in-process comparison should last.
     var sampleNanoseconds: UInt64 { quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000) }
 
+    /// The in-process comparisons' settings (shared with the comparisons' child processes); without
+    /// `--seed`, each read draws a new seed.
+    var runSettings: RunSettings {
+        RunSettings(
+            sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
+            seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max)))
+    }
+
     /// Child processes per comparison that runs in children (`ProcessReplicas`).
     var executorProcesses: Int { processes ?? (quick ? 2 : (full ? 6 : 4)) }
 
@@ -236,10 +224,14 @@ struct BenchmarksCommand: ParsableCommand {
         if full, budget != nil { throw ValidationError("--full runs without a budget; leave out --budget") }
         if full, quick { throw ValidationError("--full and --quick contradict each other") }
         if check, baseline == nil { throw ValidationError("--check compares with a baseline: give --baseline NAME") }
-        if let rounds, rounds < 2 { throw ValidationError("--rounds must be at least 2 (an interval needs two rounds)") }
+        if let rounds, rounds < 2 {
+            throw ValidationError("--rounds must be at least 2 (an interval needs two rounds)")
+        }
         if let repetitions, repetitions < 1 { throw ValidationError("--repetitions must be at least 1") }
         if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1") }
-        if let processes, processes < 2 { throw ValidationError("--processes must be at least 2 (an interval needs two)") }
+        if let processes, processes < 2 {
+            throw ValidationError("--processes must be at least 2 (an interval needs two)")
+        }
         if let serverSeconds, serverSeconds < 1 { throw ValidationError("--server-seconds must be at least 1") }
         if let serverRounds, serverRounds < 1 { throw ValidationError("--server-rounds must be at least 1") }
         if !(cpuLimit >= 0) { throw ValidationError("--cpu-limit must be a number of CPUs, or 0 for none") }
@@ -267,13 +259,7 @@ struct BenchmarksCommand: ParsableCommand {
         if !countsAllocations {
             writeError("warning: the allocation counter is not interposed; allocation columns will be wrong.\n")
         }
-        let seed = seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
-        let settings = RunSettings(
-            sampleNanoseconds: sampleNanoseconds,
-            fixedIterations: iterations,
-            stopping: stopping(.micro),
-            seed: seed
-        )
+        let settings = runSettings
         let sections = Sections(self)
         if list {
             for section in sections.listed { section.listing.forEach { print($0) } }
@@ -282,18 +268,18 @@ struct BenchmarksCommand: ParsableCommand {
         }
         for section in sections.all { section.prepare() }
         let budgetMinutes: Double? = full ? nil : (budget ?? (quick ? 1.5 : 10))
-        let runBudget = Budget(
-            seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction },
-            totalWeight: sections.all.map(\.weight).reduce(0, +)
-        )
+        let weight = sections.all.map(\.weight).reduce(0, +)
+        let runBudget = Budget(seconds: budgetMinutes.map { $0 * 60 * Self.plannedFraction }, totalWeight: weight)
         let measurementStart = now()
 
         let progress = Progress(budget: runBudget)
         progress.begin(total: sections.all.map(\.progressSteps).reduce(0, +))
         // A sample lasts well under a second (a 10^6-link chain a few); minutes of silence
         // mean a hang.
-        let runner = Runner(settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300), budget: runBudget)
-        let context = SectionContext(budget: runBudget, progress: progress, watchdog: runner.watchdog, seed: seed, runner: runner)
+        let runner = Runner(
+            settings: settings, progress: progress, watchdog: Watchdog(limitSeconds: 300), budget: runBudget)
+        let context = SectionContext(
+            budget: runBudget, progress: progress, watchdog: runner.watchdog, seed: settings.seed, runner: runner)
         let outcomes = sections.all.compactMap { $0.run(context) }
         progress.finish()
         let measuredSeconds = Double(now() &- measurementStart) / 1e9
@@ -304,11 +290,8 @@ struct BenchmarksCommand: ParsableCommand {
         let baselineComparisons = savedBaseline.map { Baseline.compare(verdicts, with: $0) }
 
         var report = Report.header(
-            .init(
-                machine: machine, settings: settings, budgetMinutes: budgetMinutes, measuredSeconds: measuredSeconds,
-                countsAllocations: countsAllocations, processIsTheUnit: sections.all.compactMap(\.processIsTheUnit)
-            )
-        )
+            machine: machine, settings: settings, budgetMinutes: budgetMinutes, measuredSeconds: measuredSeconds,
+            countsAllocations: countsAllocations, processIsTheUnit: sections.all.compactMap(\.processIsTheUnit))
         report += Report.noise(noiseSummary, verdicts: verdicts)
         report += Report.sections(outcomes)
         report += Report.aaTable(verdicts.filter(\.isAA))
@@ -322,28 +305,14 @@ struct BenchmarksCommand: ParsableCommand {
         let jsonReport = JSONReport(
             machine: machine,
             settings: .init(
-                quick: quick,
-                full: full,
-                budgetMinutes: budgetMinutes,
-                seed: seed,
-                sampleNanoseconds: settings.sampleNanoseconds,
-                targetHalfWidth: settings.stopping.targetHalfWidth,
-                minimumRounds: settings.stopping.minimumRounds,
-                maximumRounds: settings.stopping.maximumRounds,
-                producerCounts: threads,
-                filter: filter,
-                allocationCountingWorks: countsAllocations,
-                instructionCounting: PerfCounters.unavailableReason.map { "n/a: \($0)" } ?? "perf_event_open"
-            ),
-            measuredSeconds: measuredSeconds,
-            verdicts: verdicts,
-            goals: outcomes.flatMap(\.goals),
-            noise: noiseSummary,
-            comparisons: JSONReport.comparisons(outcomes.flatMap(\.comparisons)),
-            baselineName: baseline,
-            baselineComparisons: baselineComparisons,
-            sectionParts: outcomes.flatMap(\.json)
-        )
+                quick: quick, full: full, budgetMinutes: budgetMinutes, seed: settings.seed,
+                sampleNanoseconds: settings.sampleNanoseconds, targetHalfWidth: settings.stopping.targetHalfWidth,
+                minimumRounds: settings.stopping.minimumRounds, maximumRounds: settings.stopping.maximumRounds,
+                producerCounts: threads, filter: filter, allocationCountingWorks: countsAllocations,
+                instructionCounting: PerfCounters.unavailableReason.map { "n/a: \($0)" } ?? "perf_event_open"),
+            measuredSeconds: measuredSeconds, verdicts: verdicts, goals: outcomes.flatMap(\.goals),
+            noise: noiseSummary, comparisons: JSONReport.comparisons(outcomes.flatMap(\.comparisons)),
+            baselineName: baseline, baselineComparisons: baselineComparisons, sectionParts: outcomes.flatMap(\.json))
         if let json {
             try jsonReport.write(to: json)
             writeError("wrote \(json)\n")
@@ -351,21 +320,17 @@ struct BenchmarksCommand: ParsableCommand {
         if let saveBaseline {
             writeError("saved the baseline \(saveBaseline) as \(try Baseline.save(jsonReport, as: saveBaseline))\n")
         }
-        func drawing(_ name: String) -> String? { outcomes.lazy.compactMap { $0.charts[name]?(machine) }.first }
-        if let chart {
-            if let svg = drawing("executors") {
-                try svg.write(toFile: chart, atomically: true, encoding: .utf8)
-                writeError("wrote \(chart)\n")
+        // Each chart option, the outcomes' chart it writes, and what it says when no outcome draws one.
+        let charts = [
+            (chart, "executors", "no executor results to chart (check --filter)"),
+            (serverChart, "server", "no server results to chart (check --filter and wrk)"),
+        ]
+        for case let (file?, name, missing) in charts {
+            if let svg = outcomes.lazy.compactMap({ $0.charts[name]?(machine) }).first {
+                try svg.write(toFile: file, atomically: true, encoding: .utf8)
+                writeError("wrote \(file)\n")
             } else {
-                writeError("no executor results to chart (check --filter); \(chart) not written\n")
-            }
-        }
-        if let serverChart {
-            if let svg = drawing("server") {
-                try svg.write(toFile: serverChart, atomically: true, encoding: .utf8)
-                writeError("wrote \(serverChart)\n")
-            } else {
-                writeError("no server results to chart (check --filter and wrk); \(serverChart) not written\n")
+                writeError("\(missing); \(file) not written\n")
             }
         }
         if isDebugBuild { warnAboutDebugBuild() }
@@ -377,8 +342,7 @@ struct BenchmarksCommand: ParsableCommand {
     }
 
     private func warnAboutDebugBuild() {
-        writeError(
-            """
+        writeError("""
 
             ************************************************************************
             *  WARNING: DEBUG BUILD. Every number below is meaningless: generics    *
@@ -387,8 +351,7 @@ struct BenchmarksCommand: ParsableCommand {
             ************************************************************************
 
 
-            """
-        )
+            """)
     }
 }
 
@@ -407,32 +370,23 @@ extension BenchmarksCommand {
         let vapor: FrameworkSection
 
         init(_ command: BenchmarksCommand) {
-            let quick = command.quick
-            let full = command.full
+            let (quick, full) = (command.quick, command.full)
             taskOperations = TaskOperationsSection(
                 filter: command.filter, withoutReference: command.withoutReference,
-                processes: command.executorProcesses, childArguments: command.comparisonChildArguments
-            )
+                processes: command.executorProcesses, childArguments: command.comparisonChildArguments)
             executors = ExecutorsSection(
                 producerCounts: command.threads, filter: command.filter, withoutReference: command.withoutReference,
-                processes: command.executorProcesses, childArguments: command.comparisonChildArguments
-            )
+                processes: command.executorProcesses, childArguments: command.comparisonChildArguments)
             concurrency = ConcurrencySection(
-                filter: command.filter,
-                childMode: quick ? "quick" : (full ? "full" : "budget"),
-                repetitions: quick ? 1 : (full ? 5 : 3),
-                stopping: command.stopping(.processes)
-            )
+                filter: command.filter, childMode: quick ? "quick" : (full ? "full" : "budget"),
+                repetitions: quick ? 1 : (full ? 5 : 3), stopping: command.stopping(.processes))
             let serverBenchmark = ServerBenchmark(
                 settings: command.serverSettings,
-                peers: ServerBenchmark.peers(matching: command.filter, withoutReference: command.withoutReference)
-            )
+                peers: ServerBenchmark.peers(matching: command.filter, withoutReference: command.withoutReference))
             server = ServerSection(server: serverBenchmark, stopping: command.stopping(.server))
             serverCPULimit = ServerCPULimitSection(
-                variant: { command.cpuLimitVariant(server: serverBenchmark) },
-                childArguments: command.serverArguments,
-                stopping: command.stopping(.server)
-            )
+                variant: { command.cpuLimitVariant(server: serverBenchmark) }, childArguments: command.serverArguments,
+                stopping: command.stopping(.server))
             serverWithPoolInstalled = ServerWithPoolInstalledSection(
                 server: server, full: full, childArguments: command.serverArguments)
             hummingbird = FrameworkSection(.hummingbird, command: command)
@@ -440,14 +394,13 @@ extension BenchmarksCommand {
         }
 
         /// In run order, which is the report's.
-        var all: [any BenchmarkSection] {
-            [taskOperations, executors, concurrency, server, serverCPULimit, serverWithPoolInstalled, hummingbird, vapor]
-        }
+        var all: [any BenchmarkSection] { [taskOperations, executors, concurrency] + servers + frameworks }
 
         /// In `--list` order: the server's lines come last, after the sections listed by
         /// comparison and workload.
-        var listed: [any BenchmarkSection] {
-            [taskOperations, executors, concurrency, hummingbird, vapor, server, serverCPULimit, serverWithPoolInstalled]
-        }
+        var listed: [any BenchmarkSection] { [taskOperations, executors, concurrency] + frameworks + servers }
+
+        private var servers: [any BenchmarkSection] { [server, serverCPULimit, serverWithPoolInstalled] }
+        private var frameworks: [any BenchmarkSection] { [hummingbird, vapor] }
     }
 }

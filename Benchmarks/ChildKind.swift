@@ -28,27 +28,18 @@ extension BenchmarksCommand {
         switch kind {
         case .concurrencyOnDefaultExecutor, .concurrencyOnPoolInstalled:
             try ConcurrencyWorkloads.runChild(
-                installed: kind == .concurrencyOnPoolInstalled,
-                scale: concurrencyScale ?? (quick ? "quick" : "full"),
-                repetitions: repetitions ?? 3,
-                filter: filter
-            )
+                installed: kind == .concurrencyOnPoolInstalled, scale: concurrencyScale ?? (quick ? "quick" : "full"),
+                repetitions: repetitions ?? 3, filter: filter)
         case .executorComparison, .taskOperationComparison:
             // A task operation's environment lives until the child exits; an executor child
             // makes none (its idle threads would take part in the contention).
             let comparisons =
                 kind == .executorComparison
-                ? ExecutorsSection.comparisons(producerCounts: threads, filter: filter, withoutReference: withoutReference)
+                ? ExecutorsSection.comparisons(
+                    producerCounts: threads, filter: filter, withoutReference: withoutReference)
                 : Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference)
             try ProcessReplicas.runChild(
-                comparisons,
-                index: comparisonIndex ?? -1,
-                seconds: comparisonSeconds ?? 10,
-                settings: RunSettings(
-                    sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
-                    seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max))
-                )
-            )
+                comparisons, index: comparisonIndex ?? -1, seconds: comparisonSeconds ?? 10, settings: runSettings)
         case .serverUnderCPULimit:
             CPULimitedServerChild.runChild(settings: serverSettings)
         case .serverWithPoolInstalled:

@@ -33,14 +33,15 @@ enum Baseline {
         var baselineRatio: Double?
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    /// Why a name or a file is no baseline.
+    struct Failure: Error, CustomStringConvertible { var description: String }
 
     static func path(_ name: String) throws -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.allSatisfy(allowed.contains), !name.hasPrefix(".") else {
-            throw Failure(description: "a baseline name takes letters, digits, '.', '_' and '-' (and does not start with '.'): \(name)")
+            throw Failure(
+                description: "a baseline name takes letters, digits, '.', '_' and '-' (and does not start with '.'): "
+                    + name)
         }
         return "\(directory)/\(name).json"
     }
@@ -59,8 +60,7 @@ enum Baseline {
                 .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted() ?? []
             throw Failure(
                 description: "no baseline \(name) (\(file) does not exist); saved baselines: "
-                    + (saved.isEmpty ? "none (save one with --save-baseline NAME)" : saved.joined(separator: ", "))
-            )
+                    + (saved.isEmpty ? "none (save one with --save-baseline NAME)" : saved.joined(separator: ", ")))
         }
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -87,25 +87,17 @@ enum Baseline {
                     && old.metric == row.metric
             }) else { return nil }
             let estimate = PairedStatistics.unpairedEstimate(row.logRatios, against: old.logRatios)
-            let thresholds = [row.noiseThreshold, old.noiseThreshold].compactMap { $0 }
-            let threshold = thresholds.max()
+            let threshold = [row.noiseThreshold, old.noiseThreshold].compactMap { $0 }.max()
             return Comparison(
-                section: row.section,
-                name: row.name,
-                subject: row.subject,
-                baseline: row.baseline,
-                metric: row.metric,
-                ratio: estimate?.ratio,
-                interval95: estimate.map { [$0.low, $0.high] },
+                section: row.section, name: row.name, subject: row.subject, baseline: row.baseline, metric: row.metric,
+                ratio: estimate?.ratio, interval95: estimate.map { [$0.low, $0.high] },
                 verdict: PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity),
-                rounds: min(row.rounds, old.rounds),
-                noiseThreshold: threshold,
-                currentRatio: row.ratio,
-                baselineRatio: old.ratio
-            )
+                rounds: min(row.rounds, old.rounds), noiseThreshold: threshold, currentRatio: row.ratio,
+                baselineRatio: old.ratio)
         }
     }
 
+    /// The report's "Against the baseline NAME": the comparisons' table, and whether a row regressed.
     static func render(_ comparisons: [Comparison], name: String) -> String {
         var text = "\n## Against the baseline \(name)\n\n"
         text += "Each row's ratio to its peer in this run ÷ the same in the baseline (Welch's t interval over the "
@@ -113,18 +105,18 @@ enum Baseline {
         text += "larger of the two runs' noise thresholds.\n\n"
         guard !comparisons.isEmpty else { return text + "No row of this run is in the baseline.\n" }
         var table = MarkdownTable(
-            headers: ["section", "comparison", "subject", "metric", "now", "baseline", "change [95% interval]", "verdict", "noise"],
-            alignments: [.left, .left, .left, .left, .right, .right, .right, .left, .right]
-        )
+            headers: [
+                "section", "comparison", "subject", "metric", "now", "baseline", "change [95% interval]", "verdict",
+                "noise",
+            ],
+            alignments: [.left, .left, .left, .left, .right, .right, .right, .left, .right])
         for row in comparisons {
             let change = row.ratio.map { ratio in
-                row.interval95.map { ratio.formattedRatio(interval: $0[0], $0[1]) }
-                    ?? ratio.formattedRatio
+                row.interval95.map { ratio.formattedRatio(interval: $0[0], $0[1]) } ?? ratio.formattedRatio
             } ?? "–"
             table.rows.append([
-                row.section.rawValue, row.name, row.subject, row.metric,
-                row.currentRatio?.formattedRatio ?? "–", row.baselineRatio?.formattedRatio ?? "–", change,
-                row.verdict == .better || row.verdict == .worse ? "**\(row.verdict.rawValue)**" : row.verdict.rawValue,
+                row.section.rawValue, row.name, row.subject, row.metric, row.currentRatio?.formattedRatio ?? "–",
+                row.baselineRatio?.formattedRatio ?? "–", change, row.verdict.formatted,
                 row.noiseThreshold?.plusMinusPercent ?? "–",
             ])
         }

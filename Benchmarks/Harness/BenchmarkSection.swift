@@ -1,12 +1,8 @@
-/// One section of the benchmark: a set of comparisons that runs, is judged and is reported
-/// together ("Task operations", "Inside a server", …). `BenchmarksCommand` builds the list of
-/// sections from its options, plans the budget over their weights, runs them in order with
-/// one `SectionContext`, and writes what their outcomes hold; it knows nothing of what a
-/// section measures.
-///
-/// The order of calls: `listing` (for `--list`, and then nothing else), or `prepare` on every
-/// section, then `weight` and `progressSteps` to plan, then `run` on every section in order.
-/// All of it on the main thread.
+/// One section of the benchmark: comparisons that run, are judged and are reported together
+/// ("Task operations", "Inside a server", …). `BenchmarksCommand`, which knows nothing of what
+/// a section measures, calls on the main thread either `listing` alone (`--list`), or
+/// `prepare` on every section, `weight` and `progressSteps` to plan the budget, then `run` on
+/// each in order with one `SectionContext`, and writes what their outcomes hold.
 protocol BenchmarkSection: AnyObject {
     /// Its lines in `--list`, after `--filter`: a heading per comparison, then its entries with
     /// the reference marked. Empty when the filter leaves nothing of it.
@@ -81,28 +77,21 @@ extension SectionOutcome {
     /// The outcome of a section made of `Runner`/`ProcessReplicas` comparisons: their verdicts,
     /// noise and failures, with `goals` in the run's goal table.
     init(
-        comparisons results: [ComparisonResult],
-        goals: [GoalCheck],
-        markdown: String,
+        comparisons results: [ComparisonResult], goals: [GoalCheck], markdown: String,
         charts: [String: (Machine) -> String?] = [:]
     ) {
         self.init(
-            verdicts: results.flatMap(\.verdicts),
-            noise: results.flatMap(\.noise),
-            goals: goals,
-            goalsInRunTable: true,
-            markdown: markdown,
-            failures: results.failures,
-            failed: !results.failures.isEmpty,
-            comparisons: results,
-            charts: charts
-        )
+            verdicts: results.flatMap(\.verdicts), noise: results.flatMap(\.noise), goals: goals, goalsInRunTable: true,
+            markdown: markdown, failures: results.failures, failed: !results.failures.isEmpty, comparisons: results,
+            charts: charts)
     }
 }
 
 extension [ComparisonResult] {
     /// The entries that failed, as Markdown list items: "- name: error".
     var failures: [String] {
-        flatMap { comparison in comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } } }
+        flatMap { comparison in
+            comparison.entries.compactMap { entry in entry.error.map { "- \(entry.name): \($0)" } }
+        }
     }
 }

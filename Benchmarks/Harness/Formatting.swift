@@ -26,16 +26,6 @@ extension Double {
     /// "2.31 ms" for a value in milliseconds.
     var formattedMilliseconds: String { fixed(self < 10 ? 2 : 1) + " ms" }
 
-    /// Microseconds as milliseconds with three significant digits, without the unit: "0.412",
-    /// "2.31", "12.3", "123".
-    var microsecondsAsMilliseconds: String {
-        let ms = self / 1_000
-        if ms < 1 { return ms.fixed(3) }
-        if ms < 10 { return ms.fixed(2) }
-        if ms < 100 { return ms.fixed(1) }
-        return ms.fixed(0)
-    }
-
     /// "0.18×".
     var formattedRatio: String { fixed(self < 10 ? 2 : 1) + "×" }
 
@@ -62,44 +52,19 @@ extension Double {
     /// Plain number for tables: "41.2", "228", "1,234".
     var formattedPlain: String {
         if self < 100 { return fixed(1) }
-        let rounded = Int(self.rounded())
-        var digits = String(rounded)
-        var groups: [String] = []
-        while digits.count > 3 {
-            groups.insert(String(digits.suffix(3)), at: 0)
-            digits.removeLast(3)
+        var digits = String(Int(rounded()))
+        for end in stride(from: digits.count - 3, to: 0, by: -3) {
+            digits.insert(",", at: digits.index(digits.startIndex, offsetBy: end))
         }
-        groups.insert(digits, at: 0)
-        return groups.joined(separator: ",")
+        return digits
     }
-}
 
-extension UInt64 {
-    var formattedNanoseconds: String { Double(self).formattedNanoseconds }
-}
-
-extension Int {
-    /// 1000000 as "10^6", 10000 as "10^4"; other numbers as they are.
-    var formatted: String {
-        var power = 0
-        var rest = self
-        while rest >= 10, rest % 10 == 0 {
-            rest /= 10
-            power += 1
-        }
-        return rest == 1 && power >= 3 ? "10^\(power)" : String(self)
-    }
-}
-
-extension Double {
     /// "1 CPU", "1.5 CPUs".
     var formattedCPUs: String {
         let number = self == rounded() ? String(Int(self)) : shortest
         return "\(number) CPU\(self == 1 ? "" : "s")"
     }
-}
 
-extension Double {
     /// A value in `unit` as the tables show it: "41.2 ns", "1.92 ms" (µs from 1,000 on),
     /// "41,200/s", or the number and the unit.
     func formatted(unit: String) -> String {
@@ -109,6 +74,15 @@ extension Double {
         case "req/s": return formattedPlain + "/s"
         default: return formattedPlain + " " + unit
         }
+    }
+}
+
+extension Int {
+    /// 1000000 as "10^6", 10000 as "10^4"; other numbers as they are.
+    var formatted: String {
+        var (power, rest) = (0, self)
+        while rest >= 10, rest % 10 == 0 { (power, rest) = (power + 1, rest / 10) }
+        return rest == 1 && power >= 3 ? "10^\(power)" : String(self)
     }
 }
 
@@ -139,13 +113,12 @@ struct MarkdownTable {
             uniform.contains(headers[column]) && rows.count >= 3 && Set(rows.map { $0[column] }).count == 1
         }
         guard same.isEmpty else {
-            var table = self
-            table.uniform = []
             let keep = headers.indices.filter { !same.contains($0) }
-            table.headers = keep.map { headers[$0] }
-            table.alignments = keep.map { alignments[$0] }
-            table.rows = rows.map { row in keep.map { row[$0] } }
-            return table.render() + "\nEvery row: " + same.map { "\(headers[$0]) \(rows[0][$0])" }.joined(separator: ", ") + ".\n"
+            let table = MarkdownTable(
+                headers: keep.map { headers[$0] }, alignments: keep.map { alignments[$0] },
+                rows: rows.map { row in keep.map { row[$0] } })
+            let said = same.map { "\(headers[$0]) \(rows[0][$0])" }.joined(separator: ", ")
+            return table.render() + "\nEvery row: \(said).\n"
         }
         var widths = headers.map(\.count)
         for row in rows {

@@ -1,10 +1,6 @@
 import Foundation
 import BenchmarkStatistics
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// One of the product's goals, judged from this run only, on intervals: met when the bound
 /// that the goal names is cleared by the whole interval, not met when the whole interval
 /// misses it, undecided when the interval holds it. A goal whose rows are missing (filtered
@@ -92,13 +88,13 @@ enum Goals {
     }
 
     private static func judge(_ goal: String, _ rows: [LabelledRow], bound: Double, isLowerBound: Bool) -> GoalCheck {
-        guard !rows.isEmpty else {
-            return GoalCheck(goal: goal, measured: "not measured in this run", verdict: .undecided, decidedBy: "no data")
-        }
+        guard !rows.isEmpty else { return notMeasured(goal) }
+        let limit = bound.formattedBound
         var measured: [String] = []
         var missed: [String] = []
         var open: [String] = []
-        var met: [(String, Double)] = []
+        var met: [(label: String, bound: Double)] = []
+        let verdict = isLowerBound ? PairedStatistics.atLeast : PairedStatistics.atMost
         for labelled in rows {
             let prefix = labelled.label.isEmpty ? "" : labelled.label + ": "
             guard let row = labelled.row, let estimate = row.estimate else {
@@ -107,16 +103,14 @@ enum Goals {
                 continue
             }
             measured.append(prefix + row.formattedRatioAndInterval)
-            let verdict = isLowerBound ? PairedStatistics.atLeast(estimate, bound) : PairedStatistics.atMost(estimate, bound)
-            switch verdict {
+            switch verdict(estimate, bound) {
             case .met: met.append((labelled.label, isLowerBound ? estimate.low : estimate.high))
             case .notMet:
                 missed.append(
                     isLowerBound
-                        ? "\(prefix)high bound \(estimate.high.fixed(2)) < \(bound.formattedBound)"
-                        : "\(prefix)low bound \(estimate.low.fixed(2)) > \(bound.formattedBound)"
-                )
-            case .undecided: open.append("\(prefix)interval holds \(bound.formattedBound)")
+                        ? "\(prefix)high bound \(estimate.high.fixed(2)) < \(limit)"
+                        : "\(prefix)low bound \(estimate.low.fixed(2)) > \(limit)")
+            case .undecided: open.append("\(prefix)interval holds \(limit)")
             }
         }
         // Up to two rows are listed; more are summed up by their range (the deciding row is
@@ -126,41 +120,34 @@ enum Goals {
             measured.count <= 2 || ratios.isEmpty
             ? measured.joined(separator: "; ")
             : "\(measured.count) rows, \(ratios.min()!.formattedRatio) to \(ratios.max()!.formattedRatio)"
-        if !missed.isEmpty {
-            return GoalCheck(goal: goal, measured: text, verdict: .notMet, decidedBy: listed(missed))
+        func check(_ verdict: GoalVerdict, _ decidedBy: String) -> GoalCheck {
+            GoalCheck(goal: goal, measured: text, verdict: verdict, decidedBy: decidedBy)
         }
+        if !missed.isEmpty { return check(.notMet, listed(missed)) }
         if !open.isEmpty {
-            let decidedBy =
-                open.count <= 2 ? open.joined(separator: "; ") : "\(open.count) of \(rows.count) intervals hold \(bound.formattedBound)"
-            return GoalCheck(goal: goal, measured: text, verdict: .undecided, decidedBy: decidedBy)
+            let holding = "\(open.count) of \(rows.count) intervals hold \(limit)"
+            return check(.undecided, open.count <= 2 ? open.joined(separator: "; ") : holding)
         }
-        let closest = isLowerBound ? met.min { $0.1 < $1.1 }! : met.max { $0.1 < $1.1 }!
-        let at = closest.0.isEmpty ? "" : " (closest: \(closest.0))"
-        return GoalCheck(
-            goal: goal,
-            measured: text,
-            verdict: .met,
-            decidedBy: isLowerBound
-                ? "low bound \(closest.1.fixed(2)) ≥ \(bound.formattedBound)\(at)"
-                : "high bound \(closest.1.fixed(2)) ≤ \(bound.formattedBound)\(at)"
-        )
+        let closest = isLowerBound ? met.min { $0.bound < $1.bound }! : met.max { $0.bound < $1.bound }!
+        let side = isLowerBound ? "low bound \(closest.bound.fixed(2)) ≥" : "high bound \(closest.bound.fixed(2)) ≤"
+        return check(.met, "\(side) \(limit)" + (closest.label.isEmpty ? "" : " (closest: \(closest.label))"))
     }
 
     /// The first of `items`, and how many more there are beyond three.
     private static func listed(_ items: [String]) -> String {
-        items.count <= 3 ? items.joined(separator: "; ") : items.prefix(2).joined(separator: "; ") + "; \(items.count - 2) more"
+        items.count <= 3
+            ? items.joined(separator: "; ") : items.prefix(2).joined(separator: "; ") + "; \(items.count - 2) more"
+    }
+
+    /// A goal without rows: undecided.
+    private static func notMeasured(_ goal: String) -> GoalCheck {
+        GoalCheck(goal: goal, measured: "not measured in this run", verdict: .undecided, decidedBy: "no data")
     }
 
     /// A goal on an exact count (allocations): no interval, the count itself decides.
     static func count(_ goal: String, measured: String, value: Double?, atMost bound: Double) -> GoalCheck {
-        guard let value else {
-            return GoalCheck(goal: goal, measured: "not measured in this run", verdict: .undecided, decidedBy: "no data")
-        }
-        return GoalCheck(
-            goal: goal,
-            measured: measured,
-            verdict: value <= bound ? .met : .notMet,
-            decidedBy: "an exact count"
-        )
+        guard let value else { return notMeasured(goal) }
+        let verdict: GoalVerdict = value <= bound ? .met : .notMet
+        return GoalCheck(goal: goal, measured: measured, verdict: verdict, decidedBy: "an exact count")
     }
 }

@@ -1,20 +1,14 @@
 import Foundation
 
 /// What `--json` writes, and what `--save-baseline` keeps. Its contract is the top-level
-/// `verdicts` array: one object per comparison and metric, with `section`, `name`,
-/// `subject`, `baseline` (the peer), `metric`, `ratio` (how many times better the subject
-/// is; above 1 always means better), `interval95`, `verdict`, `rounds` and
-/// `noiseThreshold`; the A/A rows (`isAA`) are among them, their `interval95` simultaneous
-/// over the run's A/A rows and their own 95 % interval in `individualInterval95`
-/// (`Verdicts.simultaneous`); an undecided row's `roundsToDecide` says at how many rounds
-/// its present spread would decide it (absent when none up to a thousand would, and from
-/// reports saved before the field existed, which still load); `key` identifies the row in code
-/// (`VerdictKey`: section, comparison, arm, baseline and metric identifiers, no titles), on the
-/// rows of the sections that key theirs. `--baseline` meets a row by its key where both runs
-/// have one, else by its section, name, subject and metric, so reports saved before keys
-/// existed still compare. The rest is detail: the
-/// machine, the settings, every sample of the comparisons run by `Runner`, the goals, each
-/// round's noise, and each section's own part under its key.
+/// `verdicts` array (`VerdictRow`): one object per comparison and metric, with `section`,
+/// `name`, `subject`, `baseline` (the peer), `metric`, `ratio` (above 1 always means the
+/// subject is better), `interval95`, `verdict`, `rounds` and `noiseThreshold`; the A/A rows
+/// (`isAA`) among them, with simultaneous intervals (`Verdicts.simultaneous`); `key` where
+/// the section keys its rows (`VerdictKey`), by which `--baseline` meets a row, else by its
+/// section, name, subject and metric. The rest is detail: the machine, the settings, every
+/// sample of the comparisons run by `Runner`, the goals, each round's noise, and each
+/// section's own part under its key.
 struct JSONReport: Encodable {
     struct Settings: Codable {
         var quick: Bool
@@ -78,47 +72,35 @@ struct JSONReport: Encodable {
         init?(intValue: Int) { nil }
     }
 
+    /// Every field under its name, the absent optional ones left out, then the sections' parts.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(machine, forKey: Key("machine"))
-        try container.encode(settings, forKey: Key("settings"))
-        try container.encode(measuredSeconds, forKey: Key("measuredSeconds"))
-        try container.encode(verdicts, forKey: Key("verdicts"))
-        try container.encode(goals, forKey: Key("goals"))
-        try container.encode(noise, forKey: Key("noise"))
-        try container.encode(comparisons, forKey: Key("comparisons"))
-        try container.encodeIfPresent(baselineName, forKey: Key("baselineName"))
-        try container.encodeIfPresent(baselineComparisons, forKey: Key("baselineComparisons"))
-        for part in sectionParts {
-            try container.encode(part.value, forKey: Key(part.key))
+        let fields: [(key: String, value: (any Encodable)?)] = [
+            ("machine", machine), ("settings", settings), ("measuredSeconds", measuredSeconds), ("verdicts", verdicts),
+            ("goals", goals), ("noise", noise), ("comparisons", comparisons), ("baselineName", baselineName),
+            ("baselineComparisons", baselineComparisons),
+        ]
+        for (key, value) in fields + sectionParts.map({ ($0.key, $0.value) }) {
+            if let value { try container.encode(value, forKey: Key(key)) }
         }
     }
 
+    /// The comparisons `Runner` and `ProcessReplicas` ran, as the JSON's `comparisons` holds them.
     static func comparisons(_ results: [ComparisonResult]) -> [Comparison] {
         results.map { result in
             Comparison(
-                section: result.section,
-                group: result.group,
-                operation: result.operation,
-                producers: result.producers,
-                reference: result.reference?.name,
+                section: result.section, group: result.group, operation: result.operation,
+                producers: result.producers, reference: result.reference?.name,
                 entries: result.entries.map { entry in
                     Entry(
-                        name: entry.name,
-                        subject: entry.subject.rawValue,
-                        unit: entry.unit,
-                        isReference: entry.isReference,
-                        expectedAllocations: entry.expectedAllocations,
+                        name: entry.name, subject: entry.subject.rawValue, unit: entry.unit,
+                        isReference: entry.isReference, expectedAllocations: entry.expectedAllocations,
                         medianNanosecondsPerOperation: entry.medianNanosecondsPerOperation,
                         medianAllocationsPerOperation: entry.medianAllocationsPerOperation,
                         medianInstructionsPerOperation: entry.medianInstructionsPerOperation,
-                        latency: entry.latency,
-                        error: entry.error,
-                        samples: entry.samples
-                    )
+                        latency: entry.latency, error: entry.error, samples: entry.samples)
                 },
-                noise: result.noise
-            )
+                noise: result.noise)
         }
     }
 
@@ -135,16 +117,14 @@ enum JSONCoding {
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
-        )
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }
 
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan"
-        )
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return decoder
     }
 }

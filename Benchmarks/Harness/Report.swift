@@ -4,37 +4,30 @@ import BenchmarkStatistics
 /// Renders a run as Markdown: how it was measured, the noise, each section's part (which the
 /// section writes itself, with the tables and goal tables here), the A/A comparisons.
 enum Report {
-    /// What the whole report needs beyond the sections' results.
-    struct Context {
-        var machine: Machine
-        var settings: RunSettings
-        var budgetMinutes: Double?
-        var measuredSeconds: Double
-        var countsAllocations: Bool
-        /// Where the process rather than the round is the unit, one phrase per section
-        /// (`BenchmarkSection.processIsTheUnit`).
-        var processIsTheUnit: [String]
-    }
-
-    static func header(_ context: Context) -> String {
+    /// The report's head: the machine, and how the run measured (`processIsTheUnit`: one phrase
+    /// per section whose intervals are over processes, `BenchmarkSection.processIsTheUnit`).
+    static func header(
+        machine: Machine, settings: RunSettings, budgetMinutes: Double?, measuredSeconds: Double,
+        countsAllocations: Bool, processIsTheUnit: [String]
+    ) -> String {
         var text = ""
         if isDebugBuild {
             text += "> **DEBUG BUILD: these numbers are meaningless. Run `swift run -c release Benchmarks`.**\n\n"
         }
-        text += "Machine: \(context.machine.summary)\n\n"
+        text += "Machine: \(machine.summary)\n\n"
         var parameters = [
-            "seed \(context.settings.seed)",
-            "a comparison stops at ±\(Int(context.settings.stopping.targetHalfWidth * 100)) % after at least "
-                + "\(context.settings.stopping.minimumRounds) rounds, or when its share of the budget is spent",
-            context.budgetMinutes.map { "budget \($0.shortest) minutes" } ?? "no time budget (`--full`)",
-            "measuring took \((context.measuredSeconds / 60).fixed(1)) minutes",
+            "seed \(settings.seed)",
+            "a comparison stops at ±\(Int(settings.stopping.targetHalfWidth * 100)) % after at least "
+                + "\(settings.stopping.minimumRounds) rounds, or when its share of the budget is spent",
+            budgetMinutes.map { "budget \($0.shortest) minutes" } ?? "no time budget (`--full`)",
+            "measuring took \((measuredSeconds / 60).fixed(1)) minutes",
             "instructions: " + (PerfCounters.unavailableReason.map { "n/a (\($0))" } ?? "user-space hardware counters"),
         ]
-        if !context.processIsTheUnit.isEmpty {
-            parameters.append("the process is the unit in " + context.processIsTheUnit.joined(separator: ", "))
+        if !processIsTheUnit.isEmpty {
+            parameters.append("the process is the unit in " + processIsTheUnit.joined(separator: ", "))
         }
         text += method("Reading the report", parameters)
-        if !context.countsAllocations {
+        if !countsAllocations {
             text += "\n**Allocation counting is not working in this build: the allocation columns are meaningless.**\n"
         }
         return text
@@ -49,18 +42,16 @@ enum Report {
                 + "\(NoiseProbe.otherProcessesLimit.shortest) CPUs used by other processes, or "
                 + "\(NoiseProbe.switchRateLimit.shortest)× its comparison's median preemption rate"
         ]) + "\n"
-        text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds)"
-        text += "; steal \(summary.stealPercent.fixed(2)) % of CPU time; other processes "
-        text += "\(summary.otherProcessesCPUs.fixed(2)) CPUs on average; highest load average "
-        text += "\(summary.maximumLoadAverage.fixed(2)).\n"
+        text += "Rounds: \(summary.rounds), flagged: \(summary.contaminatedRounds); steal "
+            + "\(summary.stealPercent.fixed(2)) % of CPU time; other processes \(summary.otherProcessesCPUs.fixed(2)) "
+            + "CPUs on average; highest load average \(summary.maximumLoadAverage.fixed(2)).\n"
         let judged = verdicts.filter { !$0.isAA }
         let decided = judged.filter { $0.verdict != .undecided }
         if !judged.isEmpty, decided.isEmpty || summary.contaminatedRounds * 2 > summary.rounds {
-            text += "\n> **The machine was too noisy to decide "
-            text += decided.isEmpty ? "anything" : "much"
-            text += "**: \(summary.contaminatedRounds) of \(summary.rounds) rounds were flagged and "
-            text += "\(judged.count - decided.count) of \(judged.count) comparisons are undecided. Run again on a quieter "
-            text += "machine, or give it a larger `--budget`.\n"
+            text += "\n> **The machine was too noisy to decide \(decided.isEmpty ? "anything" : "much")**: "
+                + "\(summary.contaminatedRounds) of \(summary.rounds) rounds were flagged and "
+                + "\(judged.count - decided.count) of \(judged.count) comparisons are undecided. Run again on a "
+                + "quieter machine, or give it a larger `--budget`.\n"
         }
         text += undecided(judged)
         return text
@@ -119,6 +110,7 @@ enum Report {
         return "\n### \(title) goals (judged on this run's intervals)\n\n" + goalsTable(goals)
     }
 
+    /// A row's rounds and how many of them the noise probe flagged: "8 (2 flagged)".
     static func rounds(_ row: VerdictRow) -> String {
         row.contaminatedRounds > 0 ? "\(row.rounds) (\(row.contaminatedRounds) flagged)" : "\(row.rounds)"
     }
@@ -126,9 +118,7 @@ enum Report {
     /// Goals as a Markdown table: goal, what was measured, the verdict and which bound decided it.
     static func goalsTable(_ goals: [GoalCheck]) -> String {
         var table = MarkdownTable(
-            headers: ["goal", "measured", "verdict", "decided by"],
-            alignments: [.left, .left, .left, .left]
-        )
+            headers: ["goal", "measured", "verdict", "decided by"], alignments: [.left, .left, .left, .left])
         for goal in goals {
             let verdict = goal.verdict == .notMet ? "**not met**" : goal.verdict.rawValue
             table.rows.append([goal.goal, goal.measured, verdict, goal.decidedBy])
@@ -151,28 +141,26 @@ enum Report {
             text += "Noise thresholds ranged from \(low.plusMinusPercent) to \(high.plusMinusPercent) "
             text += "(median \(thresholds[thresholds.count / 2].plusMinusPercent)). "
         }
-        if misses.isEmpty {
-            text += "All \(rows.count) A/A intervals hold 1 (every one is in the JSON, `isAA`).\n"
-            return text
+        guard !misses.isEmpty else {
+            return text + "All \(rows.count) A/A intervals hold 1 (every one is in the JSON, `isAA`).\n"
         }
         text += "**\(misses.count) of \(rows.count) A/A intervals miss 1**: the two positions of a round differed "
         text += "there, and that comparison's verdicts deserve doubt.\n\n"
         var table = MarkdownTable(
             headers: ["section", "comparison", "metric", "ratio [simultaneous 95%]", "own 95%", "rounds"],
-            alignments: [.left, .left, .left, .right, .right, .right]
-        )
+            alignments: [.left, .left, .left, .right, .right, .right])
         for row in misses {
             let own = row.individualInterval95.map { Double.formattedInterval($0[0], $0[1]) } ?? "–"
-            table.rows.append([row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, own, "\(row.rounds)"])
+            table.rows.append(
+                [row.section.rawValue, row.name, row.metric, row.formattedRatioAndInterval, own, "\(row.rounds)"])
         }
         return text + table.render()
     }
 }
 
+/// Whether this is a debug build (every number it measures is meaningless).
 #if DEBUG
-    /// Whether this is a debug build (every number it measures is meaningless).
     let isDebugBuild = true
 #else
-    /// Whether this is a debug build (every number it measures is meaningless).
     let isDebugBuild = false
 #endif

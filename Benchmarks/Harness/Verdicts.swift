@@ -1,17 +1,11 @@
 import Foundation
 import BenchmarkStatistics
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A section of the report as the JSON's `section` key names it (encoded as the bare
 /// string). Each benchmark section declares its names beside its code, as static members
 /// (`Section.server`), so that `section: .server` reads as an enum case would.
 struct Section: RawRepresentable, Codable, Hashable, Sendable {
     var rawValue: String
-
-    init(rawValue: String) { self.rawValue = rawValue }
 }
 
 /// One comparison's conclusion on one metric: an entry of the JSON's `verdicts` array.
@@ -48,11 +42,9 @@ struct VerdictRow: Codable, Sendable {
     var processMeans: [Double]? = nil
     /// Rounds that the noise probe flagged (they are kept in the estimate).
     var contaminatedRounds: Int = 0
-    /// For an undecided row: the rounds at which its interval, at its present mean and
-    /// spread, would be decided (`PairedStatistics.roundsToDecide`); nil when decided, when
-    /// no number of rounds up to a thousand would (its ratio sits at the edge of the noise
-    /// threshold), and where the process is the unit. Absent from reports saved before it
-    /// existed.
+    /// For an undecided row: the rounds at which its present mean and spread would decide it
+    /// (`PairedStatistics.roundsToDecide`); nil when decided, when no number up to a thousand
+    /// would (its ratio sits at the noise threshold's edge), and where the process is the unit.
     var roundsToDecide: Int? = nil
     /// Where the process is the unit, the same projected over processes: how many processes'
     /// mean log ratios, at their present mean and spread, would decide it (`--processes`).
@@ -104,94 +96,54 @@ extension PairedValues {
 enum Verdicts {
     /// The A/A row of a comparison on `metric`, or nil when it has no twin measurements.
     static func aa(
-        section: Section,
-        name: String,
-        peer: String,
-        metric: Metric,
-        _ values: PairedValues,
-        key: VerdictKey? = nil
+        section: Section, name: String, peer: String, metric: Metric, _ values: PairedValues, key: VerdictKey? = nil
     ) -> VerdictRow? {
         let logs = values.aaLogRatios
         guard !logs.isEmpty else { return nil }
         let estimate = PairedStatistics.estimate(logRatios: logs)
         let threshold = PairedStatistics.noiseThreshold(aa: estimate)
         return VerdictRow(
-            section: section,
-            name: name,
-            subject: peer,
-            baseline: peer,
-            metric: metric.title,
-            ratio: estimate?.ratio,
-            interval95: estimate.map { [$0.low, $0.high] },
-            verdict: PairedStatistics.verdict(estimate, threshold: threshold),
-            rounds: logs.count,
-            noiseThreshold: threshold.isFinite ? threshold : nil,
-            key: key,
-            isAA: true,
-            contaminatedRounds: values.contaminated.filter { $0 }.count,
-            logRatios: logs,
-            subjectValue: geometricMean(values.peer),
-            peerValue: geometricMean(values.twin),
-            unit: metric.unit
-        )
+            section: section, name: name, subject: peer, baseline: peer, metric: metric.title,
+            ratio: estimate?.ratio, interval95: estimate.map { [$0.low, $0.high] },
+            verdict: PairedStatistics.verdict(estimate, threshold: threshold), rounds: logs.count,
+            noiseThreshold: threshold.isFinite ? threshold : nil, key: key, isAA: true,
+            contaminatedRounds: values.contaminated.filter { $0 }.count, logRatios: logs,
+            subjectValue: geometricMean(values.peer), peerValue: geometricMean(values.twin), unit: metric.unit)
     }
 
     /// The subject's row against its peer, judged with `threshold` (from the A/A).
     static func row(
-        section: Section,
-        name: String,
-        subject: String,
-        peer: String,
-        metric: Metric,
-        _ values: PairedValues,
-        threshold: Double?,
-        key: VerdictKey? = nil
+        section: Section, name: String, subject: String, peer: String, metric: Metric, _ values: PairedValues,
+        threshold: Double?, key: VerdictKey? = nil
     ) -> VerdictRow {
         let logs = values.logRatios(lowerIsBetter: metric.lowerIsBetter)
         let estimate = PairedStatistics.estimate(logRatios: logs)
         let verdict = PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity)
         return VerdictRow(
-            section: section,
-            name: name,
-            subject: subject,
-            baseline: peer,
-            metric: metric.title,
+            section: section, name: name, subject: subject, baseline: peer, metric: metric.title,
             ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
-            interval95: estimate.map { [$0.low, $0.high] },
-            verdict: verdict,
-            rounds: logs.count,
-            noiseThreshold: threshold,
-            key: key,
-            contaminatedRounds: values.contaminated.filter { $0 }.count,
+            interval95: estimate.map { [$0.low, $0.high] }, verdict: verdict, rounds: logs.count,
+            noiseThreshold: threshold, key: key, contaminatedRounds: values.contaminated.filter { $0 }.count,
             roundsToDecide: verdict == .undecided
                 ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: threshold ?? .infinity) } : nil,
-            logRatios: logs,
-            subjectValue: geometricMean(values.subject),
-            peerValue: geometricMean(values.peer + values.twin),
-            unit: metric.unit
-        )
+            logRatios: logs, subjectValue: geometricMean(values.subject),
+            peerValue: geometricMean(values.peer + values.twin), unit: metric.unit)
     }
 
     /// The subject's row and the A/A row together; the A/A's threshold judges the subject.
     /// With `key`, the subject's row carries it, and the A/A row the same key with the
     /// baseline as its arm.
     static func pair(
-        section: Section,
-        name: String,
-        subject: String,
-        peer: String,
-        metric: Metric,
-        _ values: PairedValues,
+        section: Section, name: String, subject: String, peer: String, metric: Metric, _ values: PairedValues,
         key: VerdictKey? = nil
     ) -> (VerdictRow, VerdictRow?) {
         var aaKey = key
         aaKey?.arm = key?.baseline ?? ""
         let aaRow = aa(section: section, name: name, peer: peer, metric: metric, values, key: aaKey)
-        return (
-            row(section: section, name: name, subject: subject, peer: peer, metric: metric, values,
-                threshold: aaRow?.noiseThreshold, key: key),
-            aaRow
-        )
+        let subjectRow = row(
+            section: section, name: name, subject: subject, peer: peer, metric: metric, values,
+            threshold: aaRow?.noiseThreshold, key: key)
+        return (subjectRow, aaRow)
     }
 
     /// The run's A/A rows with simultaneous intervals: "every A/A interval holds 1" is one
@@ -215,7 +167,13 @@ enum Verdicts {
 
     /// What the marks of a matrix cell mean.
     static let legend =
-        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds to decide, →np its processes)."
+        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds "
+            + "to decide, →np its processes)."
+}
+
+extension Verdict {
+    /// The verdict as the report prints it: decided verdicts in bold.
+    var formatted: String { self == .better || self == .worse ? "**\(rawValue)**" : rawValue }
 }
 
 extension VerdictRow {
@@ -226,32 +184,18 @@ extension VerdictRow {
         return ratio.formattedRatio(interval: interval95[0], interval95[1])
     }
 
-    var formattedThreshold: String {
-        guard let noiseThreshold else { return "–" }
-        return noiseThreshold.plusMinusPercent
-    }
+    /// "±2.3%" or "–".
+    var formattedThreshold: String { noiseThreshold?.plusMinusPercent ?? "–" }
 
     /// A matrix cell: "1.56× [1.49, 1.63] +", the verdict as a mark (`Verdicts.legend`).
     var formattedCell: String {
-        let mark: String
-        switch verdict {
-        case .better: mark = "**+**"
-        case .worse: mark = "**−**"
-        case .same: mark = "="
-        case .undecided: mark = "?" + undecidedHint
-        }
-        return formattedRatioAndInterval + " " + mark
+        let marks: [Verdict: String] = [.better: "**+**", .worse: "**−**", .same: "="]
+        return formattedRatioAndInterval + " " + (marks[verdict] ?? "?" + undecidedHint)
     }
 
-    /// The verdict as the report prints it: decided verdicts in bold, an undecided one with
-    /// the rounds it would need (`undecidedHint`).
-    var formattedVerdict: String {
-        switch verdict {
-        case .better, .worse: return "**\(verdict.rawValue)**"
-        case .same: return verdict.rawValue
-        case .undecided: return undecidedHint.isEmpty ? verdict.rawValue : verdict.rawValue + " " + undecidedHint
-        }
-    }
+    /// The verdict as the report prints it (`Verdict.formatted`), an undecided one with the
+    /// rounds it would need (`undecidedHint`).
+    var formattedVerdict: String { undecidedHint.isEmpty ? verdict.formatted : verdict.formatted + " " + undecidedHint }
 
     /// "→24" (rounds its present spread would decide it at), "→∞" (not within a thousand),
     /// "→9p" or "→∞p" where the process is the unit (`processes`: its interval narrows with
