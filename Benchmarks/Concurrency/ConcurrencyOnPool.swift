@@ -45,9 +45,7 @@ final class ConcurrencySection: BenchmarkSection {
     func run(_ context: SectionContext) -> SectionOutcome? {
         guard isSelected else { return nil }
         context.progress.next("\(ConcurrencyOnPool.group): default executor vs the pool installed (child processes)")
-        let scheduler = RoundScheduler(
-            budget: context.budget, stopping: stopping, seed: context.seed &+ 1, progress: context.progress,
-            watchdog: context.watchdog)
+        let scheduler = context.scheduler(stopping, seedOffset: 1)
         let outcome = ConcurrencyOnPool.run(childMode: childMode, repetitions: repetitions, scheduler: scheduler)
         context.progress.log(verdicts: outcome.verdicts)
         return SectionOutcome(

@@ -12,16 +12,6 @@ extension FrameworkBenchmark {
     static let blockingKey = "block"
     static let aloneKey = "plain-alone"
 
-    /// The key of `arm` against `baseline` on `metric` for `comparison` (a route's raw value,
-    /// `ceilingKey` or `blockingKey`) in `framework`'s section.
-    static func key(
-        _ framework: Framework, _ comparison: String, _ arm: Arm, _ baseline: String, _ metric: Metric
-    ) -> VerdictKey {
-        VerdictKey(
-            section: framework.section, comparison: comparison, arm: arm.rawValue, baseline: baseline,
-            metric: metric.key)
-    }
-
     /// The comparisons on every route, in the report's order: (subject, peer).
     static let reportedPairs: [(Arm, Arm)] = [
         (.bolts, .defaultExecutor), (.bolts, .nio), (.boltsPreferred, .defaultExecutor), (.nio, .defaultExecutor),
@@ -45,7 +35,8 @@ extension FrameworkBenchmark {
             _ name: String, _ subject: String, _ peer: String, _ metric: Metric, _ values: PairedValues,
             thresholdOf route: Route, thresholdMetric: Metric? = nil, _ key: VerdictKey
         ) -> VerdictRow {
-            let aa = Self.key(framework, route.rawValue, .defaultExecutor, Arm.defaultExecutor.rawValue,
+            let aa = VerdictKey(
+                framework.section, route.rawValue, Arm.defaultExecutor, Arm.defaultExecutor.rawValue,
                 thresholdMetric ?? metric)
             return Verdicts.row(
                 section: framework.section, name: "\(framework.name) \(name)", subject: subject, peer: peer,
@@ -60,7 +51,7 @@ extension FrameworkBenchmark {
                     row(
                         route.title, Arm.bolts.title, Arm.nio.title, judged.metric,
                         rounds.paired(.bolts, judged.value, against: .nio, judged.value), thresholdOf: route,
-                        key(framework, route.rawValue, .bolts, Arm.nio.rawValue, judged.metric)))
+                        VerdictKey(framework.section, route.rawValue, Arm.bolts, Arm.nio.rawValue, judged.metric)))
             }
         }
         if routes.isSuperset(of: [.inline, .fanout]), arms.isSuperset(of: [.bolts, .defaultExecutor]) {
@@ -71,7 +62,8 @@ extension FrameworkBenchmark {
                         Arm.bolts.title + ", /inline", Arm.defaultExecutor.title + ", /fanout", inline.metric,
                         rounds.paired(.bolts, inline.value, against: .defaultExecutor, fanout.value),
                         thresholdOf: .fanout,
-                        key(framework, ceilingKey, .bolts, Arm.defaultExecutor.rawValue, inline.metric)))
+                        VerdictKey(
+                            framework.section, ceilingKey, Arm.bolts, Arm.defaultExecutor.rawValue, inline.metric)))
             }
         }
         // A starved run counts as 0.01 req/s rather than dropping out of the estimate.
@@ -84,7 +76,7 @@ extension FrameworkBenchmark {
                         arm, { $0.blocking.map { max($0.plainRequestsPerSecond, 0.01) } },
                         against: arm, { $0.blocking.map { max($0.plainAloneRequestsPerSecond, 0.01) } }),
                     thresholdOf: .plain, thresholdMetric: WrkMetrics.requestsPerSecond,
-                    key(framework, blockingKey, arm, aloneKey, keptMetric)))
+                    VerdictKey(framework.section, blockingKey, arm, aloneKey, keptMetric)))
         }
         return rows
     }
@@ -112,13 +104,13 @@ extension FrameworkBenchmark {
         func row(_ route: Route, _ peer: Arm, _ metric: Metric, _ label: String = "", ceiling: Bool = false)
             -> GoalRow
         {
-            let beside = key(framework, ceilingKey, .bolts, Arm.defaultExecutor.rawValue, metric)
+            let beside = VerdictKey(framework.section, ceilingKey, Arm.bolts, Arm.defaultExecutor.rawValue, metric)
             return GoalRow(
-                label: label, key: key(framework, route.rawValue, .bolts, peer.rawValue, metric),
+                label: label, key: VerdictKey(framework.section, route.rawValue, Arm.bolts, peer.rawValue, metric),
                 beside: ceiling ? ("if its tasks cost nothing (/inline):", beside) : nil)
         }
         func blocking(_ label: String, _ baseline: String, _ metric: Metric) -> [GoalRow] {
-            [GoalRow(label: label, key: key(framework, blockingKey, .bolts, baseline, metric))]
+            [GoalRow(label: label, key: VerdictKey(framework.section, blockingKey, Arm.bolts, baseline, metric))]
         }
         func goal(_ text: String, _ rows: [GoalRow], _ bound: Double, atLeast: Bool = true, inverts: Bool = false)
             -> Goal
@@ -154,7 +146,7 @@ extension FrameworkBenchmark {
         _ values: [Double], _ framework: Framework, _ baseline: String, _ metric: Metric, _ bound: Double
     ) -> VerdictRow? {
         guard !values.isEmpty else { return nil }
-        let key = key(framework, blockingKey, .bolts, baseline, metric)
+        let key = VerdictKey(framework.section, blockingKey, Arm.bolts, baseline, metric)
         let logs = values.map { log(max($0, 1e-3) / bound) }
         let estimate = PairedStatistics.estimate(logRatios: logs)
         return VerdictRow(

@@ -35,7 +35,7 @@ enum FrameworkReport {
             )
             for route in settings.routes {
                 func row(_ subject: FrameworkBenchmark.Arm, _ peer: FrameworkBenchmark.Arm) -> VerdictRow? {
-                    outcome.verdict(FrameworkBenchmark.key(framework, route.rawValue, subject, peer.rawValue, metric))
+                    outcome.verdict(VerdictKey(framework.section, route.rawValue, subject, peer.rawValue, metric))
                 }
                 table.rows.append(
                     [
@@ -85,8 +85,8 @@ enum FrameworkReport {
             guard !runs.isEmpty else { continue }
             func middle(_ value: (BlockingRun) -> Double) -> Double { median(runs.map(value)) ?? .nan }
             let kept = outcome.verdict(
-                FrameworkBenchmark.key(
-                    framework, FrameworkBenchmark.blockingKey, arm, FrameworkBenchmark.aloneKey,
+                VerdictKey(
+                    framework.section, FrameworkBenchmark.blockingKey, arm, FrameworkBenchmark.aloneKey,
                     FrameworkBenchmark.keptMetric))
             let stalls = FrameworkBenchmark.StallReports.median(of: runs.compactMap(\.stalls))
             table.rows.append([

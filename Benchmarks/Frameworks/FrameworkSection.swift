@@ -10,7 +10,7 @@ final class FrameworkSection: BenchmarkSection {
     let framework: Framework
     private let command: BenchmarksCommand
     /// The server `prepare` built, or why the section is skipped; nil when the run leaves it out.
-    private var prepared: Result<(executable: String, seconds: Double), any Error>?
+    private var prepared: Result<(executable: String, seconds: Double, wrk: String), any Error>?
 
     init(_ framework: Framework, command: BenchmarksCommand) {
         self.framework = framework
@@ -60,8 +60,9 @@ final class FrameworkSection: BenchmarkSection {
     func prepare() {
         guard isIncluded else { return }
         prepared = Result {
-            guard WrkLoadGenerator.find() != nil else { throw WrkLoadGenerator.Failure.notFound }
-            return try FrameworkServerBuild.build(framework)
+            guard let wrk = WrkLoadGenerator.find() else { throw WrkLoadGenerator.Failure.notFound }
+            let built = try FrameworkServerBuild.build(framework)
+            return (built.executable, built.seconds, wrk)
         }
         if case .failure(let error) = prepared, !(error is WrkLoadGenerator.Failure) {
             writeError("warning: the \(framework.name) section is skipped: \(error)\n")
@@ -83,7 +84,8 @@ final class FrameworkSection: BenchmarkSection {
             outcome.skipped = "\(error)"
         case .success(let built):
             context.progress.next("\(framework.group): \(framework.versionedName) under wrk (child processes)")
-            outcome = measure(built.executable, settings(jobRounds: serverJobRounds(forNanoseconds: 3_000)), context)
+            let settings = self.settings(jobRounds: serverJobRounds(forNanoseconds: 3_000))
+            outcome = measure(built.executable, wrk: built.wrk, settings, context)
             outcome.notes["buildSeconds"] = built.seconds.fixed(0)
         }
         context.progress.log(verdicts: outcome.verdicts)
@@ -96,23 +98,16 @@ final class FrameworkSection: BenchmarkSection {
     /// `FrameworkHost`): one comparison, whose rounds stop on the widest requests/s interval
     /// against the default executor.
     private func measure(
-        _ executable: String, _ settings: FrameworkBenchmark.Settings, _ context: SectionContext
+        _ executable: String, wrk: String, _ settings: FrameworkBenchmark.Settings, _ context: SectionContext
     ) -> FrameworkBenchmark.Outcome {
         var outcome = FrameworkBenchmark.Outcome(settings: settings)
-        guard let wrk = WrkLoadGenerator.find() else {
-            outcome.skipped = WrkLoadGenerator.Failure.notFound.description
-            writeError("warning: \(outcome.skipped!)\n")
-            return outcome
-        }
         func load(_ connections: Int) -> WrkLoadGenerator {
             WrkLoadGenerator(executable: wrk, threads: settings.wrkThreads, connections: connections)
         }
         let host = FrameworkHost(
             framework: framework, settings: settings, executable: executable, load: load(settings.connections),
             blockLoad: load(settings.blockConnections), watchdog: context.watchdog)
-        let scheduler = RoundScheduler(
-            budget: context.budget, stopping: stopping, seed: context.seed &+ framework.seedOffset,
-            progress: context.progress, watchdog: context.watchdog)
+        let scheduler = context.scheduler(stopping, seedOffset: framework.seedOffset)
         let loads = settings.routes.map { route in
             WrkLoad<FrameworkBenchmark.Arm>(
                 key: route.rawValue, name: FrameworkBenchmark.name(route, framework), path: { _ in route.path })

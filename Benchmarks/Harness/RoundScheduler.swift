@@ -264,3 +264,20 @@ struct PairedRounds<Arm: Hashable, Measurement> {
         return rows
     }
 }
+
+extension VerdictKey {
+    /// The key of `arm` against `baseline` (a raw value) on `metric` in `section`'s `comparison`.
+    init<Arm: RawRepresentable>(
+        _ section: Section, _ comparison: String, _ arm: Arm, _ baseline: String, _ metric: Metric
+    ) where Arm.RawValue == String {
+        self.init(section: section, comparison: comparison, arm: arm.rawValue, baseline: baseline, metric: metric.key)
+    }
+}
+
+extension SectionContext {
+    /// A section's scheduler on this run's budget, progress and watchdog, seeded `seedOffset` past the run's seed.
+    func scheduler(_ stopping: StoppingRule, seedOffset: UInt64) -> RoundScheduler {
+        RoundScheduler(
+            budget: budget, stopping: stopping, seed: seed &+ seedOffset, progress: progress, watchdog: watchdog)
+    }
+}

@@ -39,6 +39,28 @@ enum SwiftDriver {
         return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
     }
 
+    /// Runs `swift <arguments>` (a build; its output on stderr), then asks `--show-bin-path` where
+    /// `product` is; returns that path and the build's seconds, or throws why there is none.
+    static func build(
+        _ swift: String, _ arguments: [String], product: String
+    ) throws -> (executable: String, seconds: Double) {
+        let start = now()
+        let status = try run(swift, arguments, output: FileHandle.standardError)
+        let seconds = Double(now() &- start) / 1e9
+        guard status == 0 else {
+            throw Failure(description: "`swift \(arguments.joined(separator: " "))` exited with status \(status)")
+        }
+        let binPath = Pipe()
+        let binPathStatus = try run(swift, arguments + ["--show-bin-path"], output: binPath)
+        let directory = String(decoding: binPath.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let executable = directory + "/" + product
+        guard binPathStatus == 0, !directory.isEmpty, FileManager.default.isExecutableFile(atPath: executable) else {
+            throw Failure(description: "the build left no executable at \(executable)")
+        }
+        return (executable, seconds)
+    }
+
     /// This executable's path with symbolic links resolved (`.build/<triple>/<configuration>/Benchmarks`).
     static func currentExecutablePath() -> String? {
         #if os(Linux)
@@ -125,24 +147,12 @@ enum ReleaseHandOver {
         var buildArguments = ["build", "-c", "release", "--product", "Benchmarks", "--package-path", packageRoot]
         buildArguments += scratchPath(executable: ownExecutable).map { ["--scratch-path", $0] } ?? []
 
-        let status = try SwiftDriver.run(swift, buildArguments, output: FileHandle.standardError)
-        guard status == 0 else {
+        let releaseExecutable: String
+        do {
+            releaseExecutable = try SwiftDriver.build(swift, buildArguments, product: "Benchmarks").executable
+        } catch {
             throw Failure(
-                description: "the release build failed (`swift \(buildArguments.joined(separator: " "))` exited with "
-                    + "status \(status)); fix it, or pass --debug-build to run this debug build")
-        }
-
-        let binPathOutput = Pipe()
-        let binPathStatus = try SwiftDriver.run(swift, buildArguments + ["--show-bin-path"], output: binPathOutput)
-        let binPath = String(decoding: binPathOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        guard binPathStatus == 0, !binPath.isEmpty else {
-            throw Failure(
-                description: "`swift build -c release --show-bin-path` did not tell where the release build is")
-        }
-        let releaseExecutable = URL(fileURLWithPath: binPath).appendingPathComponent("Benchmarks").path
-        guard FileManager.default.isExecutableFile(atPath: releaseExecutable) else {
-            throw Failure(description: "the release build left no executable at \(releaseExecutable)")
+                description: "the release build failed (\(error)); fix it, or pass --debug-build to run this build")
         }
         if let ownExecutable, SwiftDriver.resolved(releaseExecutable) == ownExecutable {
             throw Failure(description: "the release executable \(releaseExecutable) is this debug build itself")

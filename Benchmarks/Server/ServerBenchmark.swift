@@ -128,9 +128,10 @@ struct ServerBenchmark {
     /// The server's ratio goals as data, in the report's order.
     static func goalList(_ configurations: [Configuration]) -> [Goal] {
         func rows(_ peer: ServerPeer, _ metric: Metric) -> [GoalRow] {
-            configurations.map { configuration in
-                let key = Outcome.key(.server, configuration.key, peer, .dispatchGroup, metric)
-                let floor = Outcome.key(.server, configuration.key, .inlineOnLoop, .dispatchGroup, metric)
+            let reference = ServerPeer.dispatchGroup.rawValue
+            return configurations.map { configuration in
+                let key = VerdictKey(.server, configuration.key, peer, reference, metric)
+                let floor = VerdictKey(.server, configuration.key, ServerPeer.inlineOnLoop, reference, metric)
                 return GoalRow(
                     label: "\(configuration.fanOut)×\(configuration.jobNanoseconds)ns", key: key,
                     beside: metric.lowerIsBetter ? nil : ("floor", floor))

@@ -67,7 +67,7 @@ enum ServerReport {
     ) -> String {
         func row(_ peer: ServerPeer, _ column: Column) -> VerdictRow? {
             let (section, key) = (outcome.settings.section, column.configuration.key)
-            return outcome.verdict(ServerBenchmark.Outcome.key(section, key, peer, .dispatchGroup, column.metric))
+            return outcome.verdict(VerdictKey(section, key, peer, ServerPeer.dispatchGroup.rawValue, column.metric))
         }
         func throttled(_ peer: ServerPeer) -> [String] {
             withThrottling ? [outcome.summary(peer, columns[0].configuration.key).map(throttling) ?? "–"] : []

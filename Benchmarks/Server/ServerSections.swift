@@ -41,9 +41,7 @@ final class ServerSection: BenchmarkSection {
         do {
             let host = try InProcessServerHost(eventLoops: server.settings.eventLoops)
             defer { host.shutdown() }
-            let scheduler = RoundScheduler(
-                budget: context.budget, stopping: stopping, seed: context.seed &+ 2, progress: context.progress,
-                watchdog: context.watchdog)
+            let scheduler = context.scheduler(stopping, seedOffset: 2)
             outcome = server.run(host: host, scheduler: scheduler, weight: Self.weightPerConfiguration)
         } catch {
             outcome.skipped = "the server could not start: \(error)"
@@ -104,9 +102,7 @@ final class ServerCPULimitSection: BenchmarkSection {
                     hierarchy: hierarchy, peers: server.peers, cpus: cpus, childArguments: childArguments,
                     watchdog: context.watchdog)
                 defer { host.stop() }
-                let scheduler = RoundScheduler(
-                    budget: context.budget, stopping: stopping, seed: context.seed &+ 3, progress: context.progress,
-                    watchdog: context.watchdog)
+                let scheduler = context.scheduler(stopping, seedOffset: 3)
                 outcome = server.run(host: host, scheduler: scheduler, weight: Self.weightPerConfiguration)
                 outcome.notes["cgroup"] = host.cgroupDescription
                 outcome.notes["poolThreads"] = Set(host.poolThreads).sorted().map(String.init).joined(separator: "/")

@@ -259,10 +259,3 @@ enum WrkRounds {
         return runs.joined(separator: "; ") + (draw.blocking.map { "; " + $0.description } ?? "")
     }
 }
-
-extension WrkOutcome where Arm: RawRepresentable, Arm.RawValue == String {
-    /// The key of `arm` against `baseline` on `metric` for `load` (the A/A's when they are the same).
-    static func key(_ section: Section, _ load: String, _ arm: Arm, _ baseline: Arm, _ metric: Metric) -> VerdictKey {
-        VerdictKey(section: section, comparison: load, arm: arm.rawValue, baseline: baseline.rawValue, metric: metric.key)
-    }
-}
