@@ -21,19 +21,30 @@ struct BenchmarkChildFailed: Error, CustomStringConvertible {
 /// Runs this benchmark executable again with `arguments` (a child mode) and returns what
 /// it printed on standard output; its standard error (progress) passes through.
 func runBenchmarkChild(_ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-        let command = arguments.joined(separator: " ")
-        throw BenchmarkChildFailed(description: "\(command): exit \(process.terminationStatus)")
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    let (data, status) = try runProcess(executable, arguments)
+    guard status == 0 else {
+        throw BenchmarkChildFailed(description: "\(arguments.joined(separator: " ")): exit \(status)")
     }
     return data
+}
+
+/// Runs `executable` with `arguments` to its end, its standard output into `output` or else into
+/// a pipe whose data this returns (with its standard error too if `mergingErrors`; else that is
+/// ours); returns that data and the exit status (128 + the signal if a signal ended it).
+func runProcess(
+    _ executable: String, _ arguments: [String], output: FileHandle? = nil, mergingErrors: Bool = false
+) throws -> (output: Data, status: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = output ?? pipe
+    if mergingErrors { process.standardError = pipe }
+    try process.run()
+    let data = output == nil ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+    process.waitUntilExit()
+    return (data, process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus)
 }
 
 /// Where a detached Swift task leaves its outcome for the blocked thread that waits on it.

@@ -7,8 +7,8 @@ import Foundation
     import Darwin
 #endif
 
-/// What the builds with the toolchain share (`ReleaseHandOver`, `FrameworkServerBuild`): running
-/// the `swift` driver, and finding this checkout's root package from this executable.
+/// What the builds with the toolchain share (`ReleaseHandOver`, `FrameworkServerBuild`): building
+/// with the `swift` driver, and finding this checkout's root package from this executable.
 enum SwiftDriver {
     /// Why `swift` could not be run, or a build with it failed.
     struct Failure: Error, CustomStringConvertible {
@@ -22,38 +22,26 @@ enum SwiftDriver {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs the driver at `swift` with `arguments`, its stdout into `output` (a `Pipe` or a
-    /// `FileHandle`) and its stderr on ours; its exit status (128 + the signal if a signal ended it).
-    static func run(_ swift: String, _ arguments: [String], output: Any) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: swift)
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        do {
-            try process.run()
-        } catch {
-            throw Failure(description: "cannot run \(swift): \(error)")
-        }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-    }
-
     /// Runs `swift <arguments>` (a build; its output on stderr), then asks `--show-bin-path` where
     /// `product` is; returns that path and the build's seconds, or throws why there is none.
     static func build(
         _ swift: String, _ arguments: [String], product: String
     ) throws -> (executable: String, seconds: Double) {
+        func run(_ arguments: [String], output: FileHandle? = nil) throws -> (output: Data, status: Int32) {
+            do {
+                return try runProcess(swift, arguments, output: output)
+            } catch {
+                throw Failure(description: "cannot run \(swift): \(error)")
+            }
+        }
         let start = now()
-        let status = try run(swift, arguments, output: FileHandle.standardError)
+        let status = try run(arguments, output: FileHandle.standardError).status
         let seconds = Double(now() &- start) / 1e9
         guard status == 0 else {
             throw Failure(description: "`swift \(arguments.joined(separator: " "))` exited with status \(status)")
         }
-        let binPath = Pipe()
-        let binPathStatus = try run(swift, arguments + ["--show-bin-path"], output: binPath)
-        let directory = String(decoding: binPath.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let (binPath, binPathStatus) = try run(arguments + ["--show-bin-path"])
+        let directory = String(decoding: binPath, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let executable = directory + "/" + product
         guard binPathStatus == 0, !directory.isEmpty, FileManager.default.isExecutableFile(atPath: executable) else {
             throw Failure(description: "the build left no executable at \(executable)")

@@ -38,7 +38,7 @@ class ChildServerProcess {
         do {
             try started(process.processIdentifier, input.fileHandleForWriting)
             let line = try ChildServerProcess.readLine(
-                output.fileHandleForReading.fileDescriptor, name: name, timeoutSeconds: timeoutSeconds)
+                output.fileHandleForReading, name: name, timeoutSeconds: timeoutSeconds)
             fields = line.split(separator: " ")
             guard fields.count == fieldCount, fields[0] == "port", let port = Int(fields[1]), port > 0 else {
                 throw BenchmarkChildFailed(description: "the \(name) server said \"\(line)\"")
@@ -63,21 +63,20 @@ class ChildServerProcess {
         process.waitUntilExit()
     }
 
-    /// One line from `descriptor` (without its newline), waiting at most `timeoutSeconds`.
-    private static func readLine(_ descriptor: Int32, name: String, timeoutSeconds: Double) throws -> String {
-        var line: [UInt8] = []
-        let deadline = timeoutSeconds.isFinite ? now() &+ UInt64(timeoutSeconds * 1e9) : .max
-        while now() < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, 100)
-            if ready < 0, errno != EINTR { break }
-            guard ready > 0 else { continue }
-            var byte: UInt8 = 0
-            let count = read(descriptor, &byte, 1)
-            if count <= 0 { throw BenchmarkChildFailed(description: "the \(name) server exited before it served") }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
+    /// One line from `handle` (without its newline), waiting at most `timeoutSeconds`.
+    private static func readLine(_ handle: FileHandle, name: String, timeoutSeconds: Double) throws -> String {
+        let deadline = Double(now()) / 1e9 + timeoutSeconds
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            guard Double(now()) / 1e9 < deadline else {
+                throw BenchmarkChildFailed(description: "the \(name) server said no port in \(timeoutSeconds) s")
+            }
+            var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else { continue }
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { throw BenchmarkChildFailed(description: "the \(name) server exited") }
+            line += chunk
         }
-        throw BenchmarkChildFailed(description: "the \(name) server did not say its port in \(timeoutSeconds) s")
+        return String(decoding: line.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
     }
 }

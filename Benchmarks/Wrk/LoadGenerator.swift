@@ -63,20 +63,12 @@ struct WrkLoadGenerator {
         try Self.script.write(to: scriptURL, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: scriptURL) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         let options = ["-t", String(threads), "-c", String(connections), "-d", "\(seconds)s", "--timeout", "30s"]
-        process.arguments = options + ["-s", scriptURL.path, url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let (data, status) = try runProcess(executable, options + ["-s", scriptURL.path, url], mergingErrors: true)
         let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0,
-            let line = text.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) })
-        else { throw Failure.failed(status: process.terminationStatus, output: text) }
+        guard status == 0, let line = text.split(separator: "\n").last(where: { $0.hasPrefix(Self.marker) }) else {
+            throw Failure.failed(status: status, output: text)
+        }
         return try JSONDecoder().decode(Run.self, from: Data(line.dropFirst(Self.marker.count).utf8))
     }
 }
