@@ -47,10 +47,7 @@ enum FrameworkReport {
             text += table.render()
         }
         text += blocking(outcome, framework: framework)
-        if !outcome.goals.isEmpty {
-            text +=
-                "\n### \(framework.name) goals (judged on this run's intervals)\n\n" + Report.goalsTable(outcome.goals)
-        }
+        text += Report.goals(outcome.goals, title: framework.name)
         let errors = settings.arms.map { arm in
             let blocking = runs(arm, outcome).flatMap { [$0.plain, $0.block] }
             return (arm, outcome.summaries.filter { $0.arm == arm }.reduce(0) { $0 + $1.errors }

@@ -29,6 +29,13 @@ func runBenchmarkChild(_ arguments: [String]) throws -> Data {
     return data
 }
 
+/// The executable `name` in a directory of PATH, or else of `fallbacks`; nil if none has it.
+func findExecutable(_ name: String, fallbacks: [String] = []) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+    return (path.split(separator: ":").map(String.init) + fallbacks).map { "\($0)/\(name)" }
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
 /// Runs `executable` with `arguments` to its end, its standard output into `output` or else into
 /// a pipe whose data this returns (with its standard error too if `mergingErrors`; else that is
 /// ours); returns that data and the exit status (128 + the signal if a signal ended it).

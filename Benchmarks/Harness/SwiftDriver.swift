@@ -16,11 +16,7 @@ enum SwiftDriver {
     }
 
     /// The `swift` driver on PATH, or nil.
-    static func find() -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = path.split(separator: ":").map { "\($0)/swift" }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func find() -> String? { findExecutable("swift") }
 
     /// Runs `swift <arguments>` (a build; its output on stderr), then asks `--show-bin-path` where
     /// `product` is; returns that path and the build's seconds, or throws why there is none.

@@ -122,12 +122,10 @@ final class ExecutorsSection: BenchmarkSection {
     /// loops and Swift's `Task {}` (each as the pool's row ÷ theirs, both against Dispatch in
     /// the same rounds), and its paced hand-off p99 against Dispatch's.
     static func goalList(producerCounts: [Int], pacedProducerCounts: [Int]) -> [Goal] {
-        let throughput = Catalog.metrics(for: .executors)[0].metric.key
-        let p99 = Catalog.metrics(for: .paced)[0].metric.key
-        func key(_ section: Section, _ comparison: String, _ kind: ExecutorKind, _ metric: String) -> VerdictKey {
-            VerdictKey(
-                section: section, comparison: comparison, arm: kind.rawValue,
-                baseline: ExecutorKind.dispatchGlobal.rawValue, metric: metric)
+        let throughput = Catalog.metrics(for: .executors)[0].metric
+        let p99 = Catalog.metrics(for: .paced)[0].metric
+        func key(_ section: Section, _ comparison: String, _ kind: ExecutorKind, _ metric: Metric) -> VerdictKey {
+            VerdictKey(section, comparison, kind, ExecutorKind.dispatchGlobal.rawValue, metric)
         }
         func pool(_ producers: Int, over kind: ExecutorKind? = nil) -> GoalRow {
             GoalRow(

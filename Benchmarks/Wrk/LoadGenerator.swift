@@ -35,11 +35,7 @@ struct WrkLoadGenerator {
     }
 
     /// Finds wrk on PATH (or in /usr/bin or /usr/local/bin), or nil.
-    static func find() -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return (path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"]).map { "\($0)/wrk" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func find() -> String? { findExecutable("wrk", fallbacks: ["/usr/bin", "/usr/local/bin"]) }
 
     private static let marker = "BOLTS-WRK "
 
