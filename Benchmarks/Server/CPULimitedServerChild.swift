@@ -15,7 +15,7 @@ final class CPULimitedServerChild: ChildServerProcess, WrkServer {
     private let cgroup: CPUQuotaCgroup
 
     /// `ThreadPool.shared.threadCount` in the child.
-    var poolThreads: Int { Int(fields[3]) ?? 0 }
+    private(set) var poolThreads = 0
 
     func reading() -> WrkReading? {
         guard let counters = cgroup.throttling(), let cpu = processCPUMicroseconds(pid: pid) else { return nil }
@@ -50,5 +50,10 @@ final class CPULimitedServerChild: ChildServerProcess, WrkServer {
             try cgroup.add(pid: pid)
             try input.write(contentsOf: Data("start\n".utf8))
         }
+        guard fields[2] == "pool", let workers = Int(fields[3]) else {
+            stop()
+            throw BenchmarkChildFailed(description: "the CPU-limited server said \"\(fields.joined(separator: " "))\"")
+        }
+        poolThreads = workers
     }
 }
