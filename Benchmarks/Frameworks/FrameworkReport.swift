@@ -16,7 +16,7 @@ enum FrameworkReport {
             "wrk \(settings.wrkThreads) thread, \(settings.connections) connections", "\(settings.seconds)-second runs",
             "jobs of ~\(settings.jobNanoseconds / 1_000) µs (\(settings.jobRounds) xorshift rounds)",
         ]
-        text += Report.method("Inside a framework server", parameters) + Verdicts.legend + "\n"
+        text += Report.method("Inside a framework server", parameters)
         let threads = settings.arms.map { arm in
             let threads = Set(outcome.draws.filter { $0.arm == arm }.compactMap(\.handlerThread)).sorted()
             return "\(arm.shortTitle) `\(threads.joined(separator: "`, `"))`"

@@ -26,7 +26,7 @@ enum Report {
         if !processIsTheUnit.isEmpty {
             parameters.append("the process is the unit in " + processIsTheUnit.joined(separator: ", "))
         }
-        text += method("Reading the report", parameters)
+        text += method("Reading the report", parameters) + "\n" + Verdicts.legend + "\n"
         if !countsAllocations {
             text += "\n**Allocation counting is not working in this build: the allocation columns are meaningless.**\n"
         }

@@ -165,10 +165,10 @@ enum Verdicts {
         }
     }
 
-    /// What the marks of a matrix cell mean.
+    /// What the marks of a matrix cell mean (said once, in the report's opening).
     static let legend =
-        "Cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its rounds "
-            + "to decide, →np its processes)."
+        "Matrix cells: ratio [95 % interval] and verdict (**+** better, **−** worse, = same, ? undecided, →n its "
+            + "rounds to decide, →np its processes)."
 }
 
 extension Verdict {

@@ -70,7 +70,7 @@ final class ExecutorsSection: BenchmarkSection {
         let executors = results.filter { $0.section == .executors }
         if !executors.isEmpty {
             text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += Report.method("Executors under contention", []) + Verdicts.legend + "\n\n"
+            text += Report.method("Executors under contention", []) + "\n"
             text += producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.section == .paced }

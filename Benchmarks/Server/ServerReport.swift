@@ -20,7 +20,6 @@ enum ServerReport {
             parameters += outcome.notes["poolThreads"].map { ["`ThreadPool.shared` of \($0) worker(s)"] } ?? []
         }
         text += Report.method(settings.cpus == nil ? "Inside a server" : "Under a CPU quota", parameters)
-        text += Verdicts.legend + "\n"
         let configurations = settings.configurations { _ in 0 }
         if let only = configurations.first, configurations.count == 1 {
             // One configuration: its three metrics in one table (and the quota's throttling).
