@@ -193,8 +193,8 @@ struct BenchmarksCommand: ParsableCommand {
     var sampleNanoseconds: UInt64 { quick ? 5_000_000 : (full ? 50_000_000 : 20_000_000) }
 
     /// The in-process comparisons' settings (shared with the comparisons' child processes); without
-    /// `--seed`, each read draws a new seed.
-    var runSettings: RunSettings {
+    /// `--seed`, each call draws a new seed.
+    func runSettings() -> RunSettings {
         RunSettings(
             sampleNanoseconds: sampleNanoseconds, fixedIterations: iterations, stopping: stopping(.micro),
             seed: seed ?? UInt64.random(in: 1...UInt64(UInt32.max)))
@@ -259,7 +259,7 @@ struct BenchmarksCommand: ParsableCommand {
         if !countsAllocations {
             writeError("warning: the allocation counter is not interposed; allocation columns will be wrong.\n")
         }
-        let settings = runSettings
+        let settings = runSettings()
         let sections = Sections(self)
         if list {
             for section in sections.listed { section.listing.forEach { print($0) } }
@@ -308,7 +308,7 @@ struct BenchmarksCommand: ParsableCommand {
                 quick: quick, full: full, budgetMinutes: budgetMinutes, seed: settings.seed,
                 sampleNanoseconds: settings.sampleNanoseconds, targetHalfWidth: settings.stopping.targetHalfWidth,
                 minimumRounds: settings.stopping.minimumRounds, maximumRounds: settings.stopping.maximumRounds,
-                producerCounts: threads, filter: filter, allocationCountingWorks: countsAllocations,
+                producerCounts: threads, processes: executorProcesses, filter: filter, allocationCountingWorks: countsAllocations,
                 instructionCounting: PerfCounters.unavailableReason.map { "n/a: \($0)" } ?? "perf_event_open"),
             measuredSeconds: measuredSeconds, verdicts: verdicts, goals: outcomes.flatMap(\.goals),
             noise: noiseSummary, comparisons: JSONReport.comparisons(outcomes.flatMap(\.comparisons)),

@@ -39,7 +39,7 @@ extension BenchmarksCommand {
                     producerCounts: threads, filter: filter, withoutReference: withoutReference)
                 : Catalog.taskOperationsInProcesses(Environment(), filter: filter, withoutReference: withoutReference)
             try ProcessReplicas.runChild(
-                comparisons, index: comparisonIndex ?? -1, seconds: comparisonSeconds ?? 10, settings: runSettings)
+                comparisons, index: comparisonIndex ?? -1, seconds: comparisonSeconds ?? 10, settings: runSettings())
         case .serverUnderCPULimit:
             CPULimitedServerChild.runChild(settings: serverSettings)
         case .serverWithPoolInstalled:

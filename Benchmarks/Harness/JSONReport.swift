@@ -20,6 +20,8 @@ struct JSONReport: Encodable {
         var minimumRounds: Int
         var maximumRounds: Int
         var producerCounts: [Int]
+        /// Child processes per comparison where the process is the unit (`--processes`).
+        var processes: Int
         var filter: String?
         var allocationCountingWorks: Bool
         var instructionCounting: String

@@ -17,8 +17,8 @@ struct RunSettings: Sendable {
 /// The outcome of one scenario within a comparison.
 struct EntryResult: Codable {
     var name: String
-    /// Its identifier in verdict keys (`Comparison.Entry.id`); absent from reports saved before it.
-    var id: String? = nil
+    /// Its identifier in verdict keys (`Comparison.Entry.id`).
+    var id: String
     var subject: Subject
     var unit: String
     var expectedAllocations: String

@@ -72,7 +72,11 @@ class ChildServerProcess {
                 throw BenchmarkChildFailed(description: "the \(name) server said no port in \(timeoutSeconds) s")
             }
             var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else { continue }
+            let ready = poll(&poller, 1, 100)
+            if ready < 0, errno != EINTR {
+                throw BenchmarkChildFailed(description: "the \(name) server's output: poll failed (errno \(errno))")
+            }
+            guard ready > 0 else { continue }
             let chunk = handle.availableData
             guard !chunk.isEmpty else { throw BenchmarkChildFailed(description: "the \(name) server exited") }
             line += chunk
