@@ -4,6 +4,10 @@ enum Catalog {
     static let executorsGroup = "Executors under contention"
     static let handOffGroup = "Executor hand-off latency, paced"
 
+    /// A group's heading in the report, then its pointer to the part of METHODOLOGY.md that has
+    /// the same heading.
+    static func heading(_ group: String) -> String { "\n## \(group)\n\n" + Report.method(group, []) + "\n" }
+
     /// Chain length of the chain comparison (the product's goal is stated at 10^6 links).
     static let chainLinks = 1_000_000
     /// Inputs of the aggregate comparisons.
@@ -17,19 +21,9 @@ enum Catalog {
         filtered(taskOperations(environment), by: filter, withoutReference: withoutReference).filter(\.isProcessTheUnit)
     }
 
-    /// One comparison per producer count, every executor in each; the reference is
-    /// `DispatchQueue.global()`.
-    static func executors(producerCounts: [Int]) -> [Comparison] {
-        executorComparisons(producerCounts, paced: false)
-    }
-
-    /// One comparison per producer count of the paced hand-off (no queueing); the reference
-    /// is `DispatchQueue.global()`.
-    static func handOffs(producerCounts: [Int]) -> [Comparison] {
-        executorComparisons(producerCounts, paced: true)
-    }
-
-    private static func executorComparisons(_ producerCounts: [Int], paced: Bool) -> [Comparison] {
+    /// One comparison per producer count, every executor in each, of tiny jobs or (`paced`) of
+    /// the paced hand-off (no queueing); the reference is `DispatchQueue.global()`.
+    static func executors(producerCounts: [Int], paced: Bool = false) -> [Comparison] {
         producerCounts.map { producers in
             let kinds = ExecutorKind.allCases
             let threads = "\(producers) producer thread\(producers == 1 ? "" : "s")"

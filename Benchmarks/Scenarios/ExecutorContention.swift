@@ -24,10 +24,7 @@ import Synchronization
 /// wake the producer) divided by P running at once.
 final class ExecutorJobs: Scenario, LatencyRecording {
     let name: String
-    let subject: Subject
     let unit = "job"
-    let expectedAllocations: String
-    let initialIterations: Int
     let kind: ExecutorKind
     let producers: Int
     /// Paced hand-off rather than saturated throughput.
@@ -41,13 +38,14 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         self.kind = kind
         self.producers = producers
         self.paced = paced
-        subject = kind.subject
-        expectedAllocations = kind.expectedAllocations
-        initialIterations = paced ? 64 : 4096
         name =
             "\(kind.title): \(producers) producer thread\(producers == 1 ? "" : "s")"
             + (paced ? ", each submits one job and waits for it (paced hand-off)" : " submit tiny jobs until all ran")
     }
+
+    var subject: Subject { kind.subject }
+    var expectedAllocations: String { kind.expectedAllocations }
+    var initialIterations: Int { paced ? 64 : 4096 }
 
     func setUp() { running = kind.start() }
 
@@ -64,7 +62,7 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         guard let running else { throw BenchmarkError.wrongResult("executor not started") }
         let sampled = paced ? iterations : (iterations + JobCounter.sampleEvery - 1) / JobCounter.sampleEvery
         let jobs = JobCounter(total: iterations, latencySlots: sampled)
-        let gang = paced ? pacedGang(iterations, jobs, running) : saturatingGang(iterations, jobs, running)
+        let gang = producerGang(iterations, jobs, running)
         gang.waitUntilReady()
         let allocationsBefore = bench_allocation_count()
         gang.start()
@@ -76,12 +74,11 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         guard jobs.ranCount == iterations else {
             throw BenchmarkError.wrongResult("\(jobs.ranCount) of \(iterations) jobs ran")
         }
-        let latency = record(jobs.latencies)
         return Sample(
             iterations: iterations,
             nanoseconds: (paced ? gang.lastFinish : jobs.finishedAt) &- gang.firstStart,
             allocations: allocationsAfter &- allocationsBefore,
-            latency: latency
+            latency: record(jobs.latencies)
         )
     }
 
@@ -101,29 +98,25 @@ final class ExecutorJobs: Scenario, LatencyRecording {
         return LatencySummary(sample)
     }
 
-    /// The saturating producers of `jobs`, waiting at their gate.
-    private func saturatingGang(_ iterations: Int, _ jobs: JobCounter, _ running: RunningExecutor) -> ProducerGang {
+    /// The producers of `jobs`, saturating or paced, waiting at their gate.
+    private func producerGang(_ iterations: Int, _ jobs: JobCounter, _ running: RunningExecutor) -> ProducerGang {
         let submit = running.submit
         let producerCount = producers
-        return ProducerGang(producers: producerCount) { producer in
-            var index = producer
-            while index < iterations {
-                let jobIndex = index
-                if jobIndex % JobCounter.sampleEvery == 0 {
-                    let submittedAt = now()
-                    submit { jobs.ran(latencySlot: jobIndex / JobCounter.sampleEvery, submittedAt: submittedAt) }
-                } else {
-                    submit { jobs.ran(latencySlot: -1, submittedAt: 0) }
+        guard paced else {
+            return ProducerGang(producers: producerCount) { producer in
+                var index = producer
+                while index < iterations {
+                    let jobIndex = index
+                    if jobIndex % JobCounter.sampleEvery == 0 {
+                        let submittedAt = now()
+                        submit { jobs.ran(latencySlot: jobIndex / JobCounter.sampleEvery, submittedAt: submittedAt) }
+                    } else {
+                        submit { jobs.ran(latencySlot: -1, submittedAt: 0) }
+                    }
+                    index += producerCount
                 }
-                index += producerCount
             }
         }
-    }
-
-    /// The paced producers of `jobs`, waiting at their gate.
-    private func pacedGang(_ iterations: Int, _ jobs: JobCounter, _ running: RunningExecutor) -> ProducerGang {
-        let submit = running.submit
-        let producerCount = producers
         let wakeUps = (0..<producerCount).map { _ in DispatchSemaphore(value: 0) }
         return ProducerGang(producers: producerCount) { producer in
             let wakeUp = wakeUps[producer]

@@ -7,10 +7,10 @@ extension Section {
 }
 
 /// "Executors under contention" and "Executor hand-off latency, paced": every executor
-/// against `DispatchQueue.global()` at each producer count (`Catalog.executors`,
-/// `Catalog.handOffs`). Where an executor's threads land on the CPUs holds for a process's
-/// life, so every comparison runs in child processes (`ProcessReplicas`,
-/// `ChildKind.executorComparison`); this process starts no executor of its own meanwhile.
+/// against `DispatchQueue.global()` at each producer count (`Catalog.executors`). Where an
+/// executor's threads land on the CPUs holds for a process's life, so every comparison runs
+/// in child processes (`ProcessReplicas`, `ChildKind.executorComparison`); this process
+/// starts no executor of its own meanwhile.
 final class ExecutorsSection: BenchmarkSection {
     /// A throughput comparison (several child processes).
     static let weightExecutors = 2.0
@@ -34,10 +34,8 @@ final class ExecutorsSection: BenchmarkSection {
 
     /// The list this section runs, as a child process builds it too.
     static func comparisons(producerCounts: [Int], filter: String?, withoutReference: Bool) -> [Comparison] {
-        Catalog.filtered(
-            Catalog.executors(producerCounts: producerCounts) + Catalog.handOffs(producerCounts: producerCounts),
-            by: filter, withoutReference: withoutReference
-        )
+        let both = [false, true].flatMap { Catalog.executors(producerCounts: producerCounts, paced: $0) }
+        return Catalog.filtered(both, by: filter, withoutReference: withoutReference)
     }
 
     var listing: [String] { comparisons.flatMap(\.listing) }
@@ -69,14 +67,11 @@ final class ExecutorsSection: BenchmarkSection {
         var text = ""
         let executors = results.filter { $0.section == .executors }
         if !executors.isEmpty {
-            text += "\n## \(Catalog.executorsGroup)\n\n"
-            text += Report.method("Executors under contention", []) + "\n"
-            text += producerMatrix(executors, metric: nil)
+            text += Catalog.heading(Catalog.executorsGroup) + producerMatrix(executors, metric: nil)
         }
         let handOffs = results.filter { $0.section == .paced }
         if !handOffs.isEmpty {
-            text += "\n## \(Catalog.handOffGroup)\n\n"
-            text += Report.method("Executor hand-off latency, paced", []) + "\n### p99 hand-off latency\n\n"
+            text += Catalog.heading(Catalog.handOffGroup) + "### p99 hand-off latency\n\n"
             let keys = Catalog.metrics(for: .paced).map(\.metric.key)
             text += producerMatrix(handOffs, metric: keys[0])
             text += "\n### Round trip per job\n\n" + producerMatrix(handOffs, metric: keys[1])

@@ -3,9 +3,10 @@ import NIOCore
 
 extension Catalog {
     /// Who sets the inputs of the `whenAll` arms: a pool job each (the caller blocks in
-    /// `waitUntilCompleted`), or the caller inline, first to last or last to first.
-    enum WhenAllCompletion {
-        case poolJobPerInput(ThreadPool)
+    /// `waitUntilCompleted`), or the caller inline, first to last or last to first. The raw
+    /// value tells the arms apart.
+    enum WhenAllCompletion: Int {
+        case poolJobPerInput
         case inlineByCaller
         case inlineByCallerLastToFirst
     }
@@ -78,8 +79,7 @@ extension Catalog {
                 }
             })
 
-        // The closure returns a new completed task, which the library unwraps. Allocations: the
-        // continuation's task (+ its closure context) and the inner task.
+        // The closure returns a new completed task, which the library unwraps.
         let withTaskAntecedent = BoltsTask<Int>(1)
         compare(
             "flat-map-completed", "continuation returning a task (flatMap) on a completed task",
@@ -94,8 +94,6 @@ extension Catalog {
                     }
                 }
             },
-            // The closure captures the loop to make the new future. Allocations: both futures and
-            // the callback contexts.
             .onLoop(
                 loop, "NIOFlatMapOnSucceeded",
                 "SwiftNIO flatMap on a succeeded future, returning a new succeeded future, on its loop"
@@ -229,37 +227,19 @@ extension Catalog {
         // (`_Join`): set first to last, that is one registration in all; last to first, one each
         // (its worst case). Allocations per input: the source's task (the source and the task
         // share it; registrations come from the block magazines, not malloc), plus the pool
-        // job's closure context on the pool variant. `index` tells the variants apart.
-        func whenAll(_ completion: WhenAllCompletion, _ index: Int) -> TaskOperation {
-            let (how, allocations) =
-                switch completion {
-                case .poolJobPerInput:
-                    ("each set by its own job on the Bolts pool", "~2: source's task, pool job's closure context")
-                case .inlineByCaller: ("set inline by the caller", "~1: source's task")
-                case .inlineByCallerLastToFirst:
-                    (
-                        "set inline by the caller from the last",
-                        "~1: source's task (a registration per input, from the block magazines)"
-                    )
-                }
-            return TaskOperation(
-                "BoltsWhenAll-\(index)", .bolts, "Bolts whenAll over \(inputs.formatted) sources, \(how) (per input)",
+        // job's closure context on the pool variant. `how` names who sets them.
+        func whenAll(_ completion: WhenAllCompletion, _ how: String, allocations: String) -> TaskOperation {
+            TaskOperation(
+                "BoltsWhenAll-\(completion.rawValue)", .bolts,
+                "Bolts whenAll over \(inputs.formatted) sources, \(how) (per input)",
                 unit: "input", fixedIterations: inputs, allocations: allocations
             ) { iterations in
                 var succeeded = false
                 let sample = measure(iterations: iterations) {
-                    var sources: [TaskCompletionSource<Int>] = []
-                    sources.reserveCapacity(iterations)
-                    var tasks: [BoltsTask<Int>] = []
-                    tasks.reserveCapacity(iterations)
-                    for _ in 0..<iterations {
-                        let source = TaskCompletionSource<Int>()
-                        sources.append(source)
-                        tasks.append(source.task)
-                    }
+                    let (sources, tasks) = pendingSources(iterations)
                     let all = BoltsTask.whenAll(tasks)
                     switch completion {
-                    case .poolJobPerInput(let pool):
+                    case .poolJobPerInput:
                         for source in sources {
                             pool.execute { source.set(result: 1) }
                         }
@@ -312,7 +292,13 @@ extension Catalog {
         compare(
             "when-all", "whenAll over \(inputs.formatted) tasks, no values collected (per input)",
             isProcessTheUnit: true,  // a job per input on the pool's workers
-            whenAll(.poolJobPerInput(pool), 0), whenAll(.inlineByCaller, 1), whenAll(.inlineByCallerLastToFirst, 2),
+            whenAll(
+                .poolJobPerInput, "each set by its own job on the Bolts pool",
+                allocations: "~2: source's task, pool job's closure context"),
+            whenAll(.inlineByCaller, "set inline by the caller", allocations: "~1: source's task"),
+            whenAll(
+                .inlineByCallerLastToFirst, "set inline by the caller from the last",
+                allocations: "~1: source's task (a registration per input, from the block magazines)"),
             allSucceed(.andAllSucceed))
 
         // `Task.whenAllResult`, set inline by the caller, gathers the values into an array, like
@@ -326,15 +312,7 @@ extension Catalog {
             ) { iterations in
                 var count = 0
                 let sample = measure(iterations: iterations) {
-                    var sources: [TaskCompletionSource<Int>] = []
-                    sources.reserveCapacity(iterations)
-                    var tasks: [BoltsTask<Int>] = []
-                    tasks.reserveCapacity(iterations)
-                    for _ in 0..<iterations {
-                        let source = TaskCompletionSource<Int>()
-                        sources.append(source)
-                        tasks.append(source.task)
-                    }
+                    let (sources, tasks) = pendingSources(iterations)
                     let all = BoltsTask.whenAllResult(tasks)
                     for source in sources { source.set(result: 1) }
                     count = all.result?.count ?? -1
@@ -357,24 +335,22 @@ extension Catalog {
                 allocations: "0: returns the stored value"
             ) { iterations in
                 var sum = 0
-                let sample = try await measureAsync(iterations: iterations) {
+                defer { consume(sum) }
+                return try await measureAsync(iterations: iterations) {
                     for _ in 0..<iterations { sum &+= try await awaitedTask.value }
                 }
-                consume(sum)
-                return sample
             },
             .inSwiftTask(
                 "ConcurrencyUnsafeContinuationResumedAtOnce", .concurrency,
                 "Swift Concurrency withUnsafeContinuation resumed at once", allocations: "0: the async frame is reused"
             ) { iterations in
                 var sum = 0
-                let sample = await measureAsync(iterations: iterations) {
+                defer { consume(sum) }
+                return await measureAsync(iterations: iterations) {
                     for i in 0..<iterations {
                         sum &+= await withUnsafeContinuation { $0.resume(returning: i) }
                     }
                 }
-                consume(sum)
-                return sample
             })
 
         // A closure run elsewhere and awaited: on a Bolts pool worker (the caller then resumes on
@@ -391,13 +367,12 @@ extension Catalog {
             ) { iterations in
                 let executor = Executor.pool(pool)
                 var sum = 0
-                let sample = try await measureAsync(iterations: iterations) {
+                defer { consume(sum) }
+                return try await measureAsync(iterations: iterations) {
                     for i in 0..<iterations {
                         sum &+= try await BoltsTask<Int>.execute(executor) { i }.value
                     }
                 }
-                consume(sum)
-                return sample
             },
             .inSwiftTask(
                 "BoltsFromAsyncAwaitValue", .bolts,
@@ -405,13 +380,12 @@ extension Catalog {
                 allocations: "~6-8: Bolts task, Swift task + context, awaiter, registration"
             ) { iterations in
                 var sum = 0
-                let sample = try await measureAsync(iterations: iterations) {
+                defer { consume(sum) }
+                return try await measureAsync(iterations: iterations) {
                     for i in 0..<iterations {
                         sum &+= try await BoltsTask<Int>.fromAsync { i }.value
                     }
                 }
-                consume(sum)
-                return sample
             },
             .inSwiftTask(
                 "ConcurrencyTaskAwaitValue", .concurrency,
@@ -419,14 +393,29 @@ extension Catalog {
                 allocations: "~4: task, closure context, future storage"
             ) { iterations in
                 var sum = 0
-                let sample = await measureAsync(iterations: iterations) {
+                defer { consume(sum) }
+                return await measureAsync(iterations: iterations) {
                     for i in 0..<iterations {
                         sum &+= await _Concurrency.Task { i }.value
                     }
                 }
-                consume(sum)
-                return sample
             })
         return comparisons
+    }
+
+    /// `count` pending sources and their tasks, the inputs of the aggregates (timed: no
+    /// closures, capacity reserved up front).
+    @inline(__always)
+    fileprivate static func pendingSources(_ count: Int) -> ([TaskCompletionSource<Int>], [BoltsTask<Int>]) {
+        var sources: [TaskCompletionSource<Int>] = []
+        sources.reserveCapacity(count)
+        var tasks: [BoltsTask<Int>] = []
+        tasks.reserveCapacity(count)
+        for _ in 0..<count {
+            let source = TaskCompletionSource<Int>()
+            sources.append(source)
+            tasks.append(source.task)
+        }
+        return (sources, tasks)
     }
 }

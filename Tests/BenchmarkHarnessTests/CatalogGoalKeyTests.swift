@@ -47,7 +47,7 @@ import Testing
         let producers = [1, 2, 4, 8]
         let goals = ExecutorsSection.goalList(producerCounts: producers, pacedProducerCounts: producers)
         #expect(goals.count == 3)
-        expectRows(goals, in: keys(Catalog.executors(producerCounts: producers) + Catalog.handOffs(producerCounts: producers)))
+        expectRows(goals, in: keys(ExecutorsSection.comparisons(producerCounts: producers, filter: nil, withoutReference: false)))
     }
 
     @Test func everySwiftConcurrencyGoalFindsItsRows() {
