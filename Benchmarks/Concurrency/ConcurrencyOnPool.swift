@@ -37,9 +37,7 @@ final class ConcurrencySection: BenchmarkSection {
     }
 
     var weight: Double { isSelected ? Self.weight : 0 }
-
     var progressSteps: Int { isSelected ? 1 : 0 }
-
     var processIsTheUnit: String? { "Swift Concurrency" }
 
     func run(_ context: SectionContext) -> SectionOutcome? {
@@ -128,12 +126,11 @@ enum ConcurrencyOnPool {
 
     /// The rounds' medians (`Round`).
     private static func medians(_ paired: PairedRounds<ChildKind, [String: Double]>) -> [Round] {
-        (0..<paired.count).map { round in
-            (
-                paired.value(of: .concurrencyOnDefaultExecutor, inRound: round) ?? [:],
-                paired.value(of: .concurrencyOnDefaultExecutor, twin: true, inRound: round) ?? [:],
-                paired.value(of: .concurrencyOnPoolInstalled, inRound: round) ?? [:]
-            )
+        let (reference, installed) = (ChildKind.concurrencyOnDefaultExecutor, ChildKind.concurrencyOnPoolInstalled)
+        return (0..<paired.count).map { round in
+            let first = paired.value(of: reference, inRound: round) ?? [:]
+            let second = paired.value(of: reference, twin: true, inRound: round) ?? [:]
+            return (first, second, paired.value(of: installed, inRound: round) ?? [:])
         }
     }
 
@@ -144,8 +141,8 @@ enum ConcurrencyOnPool {
     static let defaultArm = "default-executor"
 
     /// The key of one of the section's rows (one metric: time per operation); a workload's row
-    /// is `key(workload, installedArm, defaultArm)`.
-    static func key(_ comparison: String, _ arm: String, _ baseline: String) -> VerdictKey {
+    /// is `key(workload.id)`, the pool installed against the default executor.
+    static func key(_ comparison: String, _ arm: String = installedArm, _ baseline: String = defaultArm) -> VerdictKey {
         VerdictKey(section: .swiftConcurrency, comparison: comparison, arm: arm, baseline: baseline, metric: "time")
     }
 
@@ -163,8 +160,13 @@ enum ConcurrencyOnPool {
     /// the reference workload in the two as the A/A); in the installed child, which has no twin,
     /// Bolts' awaits against Swift's round trip, with the default children's A/A threshold.
     static func verdicts(_ rounds: [Round], _ noise: [RoundNoise]) -> [VerdictRow] {
-        /// Each round's subject, peer and (unless not `twin`) twin, where `value` has them.
-        func paired(twin: Bool = true, _ value: (Round) -> (Double?, Double?, Double?)) -> PairedValues {
+        /// The subject's row after the A/A row of the peer's twin, whose threshold judges it (where
+        /// there is no twin, as in the installed child, `threshold` does), on each round's subject,
+        /// peer and twin where `value` has them (the twin too unless not `twin`).
+        func judged(
+            _ name: String, _ subject: String, _ peer: String, unit: String = "operation", key: VerdictKey,
+            twin: Bool = true, threshold: Double? = nil, _ value: (Round) -> (Double?, Double?, Double?)
+        ) -> [VerdictRow] {
             var values = PairedValues()
             for (index, round) in rounds.enumerated() {
                 let (subject, peer, other) = value(round)
@@ -172,14 +174,6 @@ enum ConcurrencyOnPool {
                 values.append(round: index, subject: subject, peer: peer, twin: other)
             }
             values.markContaminated(noise)
-            return values
-        }
-        /// The subject's row after the A/A row of the peer's twin, whose threshold judges it; where
-        /// there is no twin (the installed child), judged with `threshold`.
-        func judged(
-            _ name: String, _ subject: String, _ peer: String, _ unit: String, _ values: PairedValues,
-            _ key: VerdictKey, threshold: Double? = nil
-        ) -> [VerdictRow] {
             let metric = Metric(title: "time per \(unit)", unit: "ns", lowerIsBetter: true)
             var aaKey = key
             aaKey.arm = key.baseline
@@ -191,38 +185,34 @@ enum ConcurrencyOnPool {
         }
         var rows = ConcurrencyWorkloads.all.flatMap { workload in
             let name = workload.name
-            return judged(
-                name, installedSubject, defaultPeer, workload.unit,
-                paired { ($0.installed[name], $0.first[name], $0.second[name]) },
-                key(workload.id, installedArm, defaultArm))
+            return judged(name, installedSubject, defaultPeer, unit: workload.unit, key: key(workload.id)) {
+                ($0.installed[name], $0.first[name], $0.second[name])
+            }
         }
         /// `mine` against `theirs`, both measured in the same child, in the default children
         /// (`installed` false) or the installed one.
         func inProcess(
             _ mine: String, _ theirs: String, name: String, installed: Bool = false, threshold: Double? = nil
         ) -> [VerdictRow] {
-            // In the default children, the geometric mean of the two children's own values: the
-            // round's log ratio is then the mean of the two in-process log ratios.
-            let values =
-                installed
-                ? paired(twin: false) { ($0.installed[mine], $0.installed[theirs], nil) }
-                : paired { round in
-                    let both = round.first[mine].flatMap { m in round.second[mine].map { (m * $0).squareRoot() } }
-                    return (both, round.first[theirs], round.second[theirs])
-                }
             let configuration = installed ? installedSubject : defaultPeer
             return judged(
-                name, "\(mine) (\(configuration))", "\(theirs) (\(configuration))", "operation", values,
-                inProcessKey(mine, theirs, installed: installed), threshold: threshold)
+                name, "\(mine) (\(configuration))", "\(theirs) (\(configuration))",
+                key: inProcessKey(mine, theirs, installed: installed), twin: !installed, threshold: threshold
+            ) { round in
+                if installed { return (round.installed[mine], round.installed[theirs], nil) }
+                // In the default children, the geometric mean of the two children's own values: the
+                // round's log ratio is then the mean of the two in-process log ratios.
+                let both = round.first[mine].flatMap { m in round.second[mine].map { (m * $0).squareRoot() } }
+                return (both, round.first[theirs], round.second[theirs])
+            }
         }
         for (mine, theirs) in preferredPairs { rows += inProcess(mine, theirs, name: "preferred pool: \(mine)") }
         for (mine, theirs) in hopBounds { rows += inProcess(mine, theirs, name: "hop bound: \(mine)") }
         for mine in boltsAwaits {
-            let defaultRows = inProcess(mine, swiftRoundTrip, name: "\(mine) vs Swift's round trip")
+            let name = "\(mine) vs Swift's round trip"
+            let defaultRows = inProcess(mine, swiftRoundTrip, name: name)
             let threshold = defaultRows.first(where: \.isAA)?.noiseThreshold
-            rows += defaultRows
-            rows += inProcess(
-                mine, swiftRoundTrip, name: "\(mine) vs Swift's round trip", installed: true, threshold: threshold)
+            rows += defaultRows + inProcess(mine, swiftRoundTrip, name: name, installed: true, threshold: threshold)
         }
         return rows
     }
@@ -249,46 +239,36 @@ enum ConcurrencyOnPool {
         ("round trip through a preferred executor that never sleeps, caller on the global executor", swiftRoundTrip),
     ]
 
-    /// The section's goals, each on rows found by key.
+    /// The section's goals, each on rows found by key: the installed child's workloads against
+    /// the default children's, then the preferred pool's and Bolts' awaits within one child.
     static var goalList: [Goal] {
-        func installed(_ text: String, _ workload: String, atLeast bound: Double) -> Goal {
-            let id = ConcurrencyWorkloads.id(of: workload)
-            return Goal(text: text, rows: [GoalRow(key: key(id, installedArm, defaultArm))], bound: bound, isAtLeast: true)
+        func goal(_ text: String, _ key: VerdictKey, atLeast bound: Double) -> Goal {
+            Goal(text: text, rows: [GoalRow(key: key)], bound: bound, isAtLeast: true)
         }
-        func inProcess(_ text: String, _ mine: String, _ theirs: String, installed: Bool, atLeast bound: Double) -> Goal {
-            Goal(text: text, rows: [GoalRow(key: inProcessKey(mine, theirs, installed: installed))], bound: bound, isAtLeast: true)
+        let installed = [
+            ("pool installed: unstructured Task {} ≥ 2× as fast as the default executor", "task-batches", 2.0),
+            ("pool installed: 100,000 Task {} spawned at once ≥ 1.5× as fast", "task-spawn-at-once", 1.5),
+            ("pool installed: task-group children at least as fast (≥ 1.0×)", "group-child", 1),
+            ("pool installed: an await round trip at least as fast (≥ 1.0×)", "round-trip", 1),
+        ].map { goal($0, key($1), atLeast: $2) }
+        let preferred = zip(preferredPairs, [
+            ("preferred pool: unstructured tasks ≥ 1.5× as fast as the default executor's", 1.5),
+            ("preferred pool: unstructured tasks spawned by a task on the pool ≥ 1.5× as fast as the default executor's", 1.5),
+            ("preferred pool: task-group children at least as fast as the default executor's (≥ 1.0×)", 1.0),
+            ("preferred pool: a round trip with the caller on the pool at least as fast as the default executor's own", 1.0),
+            ("preferred pool: a round trip from a default-executor task ≥ 0.25× the default executor's own (≤ 4× its time)", 0.25),
+        ]).map { pair, statement in
+            goal(statement.0, inProcessKey(pair.0, pair.1, installed: false), atLeast: statement.1)
         }
-        var goals: [Goal] = [
-            installed("pool installed: unstructured Task {} ≥ 2× as fast as the default executor",
-                      "Task {} (batches of 256)", atLeast: 2),
-            installed("pool installed: 100,000 Task {} spawned at once ≥ 1.5× as fast",
-                      "Task {} (100,000 spawned at once)", atLeast: 1.5),
-            installed("pool installed: task-group children at least as fast (≥ 1.0×)",
-                      "task-group child (1,000 per group)", atLeast: 1),
-            installed("pool installed: an await round trip at least as fast (≥ 1.0×)", swiftRoundTrip, atLeast: 1),
-        ]
-        let preferred = [
-            ("preferred pool: unstructured tasks ≥ 1.5× as fast as the default executor's", 0, 1.5),
-            ("preferred pool: unstructured tasks spawned by a task on the pool ≥ 1.5× as fast as the default executor's", 1, 1.5),
-            ("preferred pool: task-group children at least as fast as the default executor's (≥ 1.0×)", 2, 1.0),
-            ("preferred pool: a round trip with the caller on the pool at least as fast as the default executor's own", 3, 1.0),
-            ("preferred pool: a round trip from a default-executor task ≥ 0.25× the default executor's own (≤ 4× its time)", 4, 0.25),
-        ]
-        for (statement, index, bound) in preferred {
-            let (mine, theirs) = preferredPairs[index]
-            goals.append(inProcess(statement, mine, theirs, installed: false, atLeast: bound))
-        }
-        for (mine, what) in zip(boltsAwaits, ["Task.execute(.pool) + try await value", "Task.fromAsync + try await value"]) {
-            for installed in [false, true] {
-                goals.append(
-                    inProcess(
-                        "\(installed ? "pool installed" : "default executor"): \(what) ≤ 1.0× the time of Swift's Task {} + await value",
-                        mine, swiftRoundTrip, installed: installed, atLeast: 1
-                    )
-                )
+        let awaits = zip(boltsAwaits, ["Task.execute(.pool) + try await value", "Task.fromAsync + try await value"])
+            .flatMap { mine, what in
+                [false, true].map { installed in
+                    let configuration = installed ? installedSubject : defaultPeer
+                    let text = "\(configuration): \(what) ≤ 1.0× the time of Swift's Task {} + await value"
+                    return goal(text, inProcessKey(mine, swiftRoundTrip, installed: installed), atLeast: 1)
+                }
             }
-        }
-        return goals
+        return installed + preferred + awaits
     }
 
     /// What the two floor rows say against Swift's round trip: the least an await that
@@ -317,20 +297,13 @@ enum ConcurrencyOnPool {
         text += Report.method("Swift Concurrency on the Bolts pool", ["\(outcome.childMode) sizes"]) + "\n"
         var table = MarkdownTable(
             headers: ["workload", "default", "installed", "ratio [95% interval]", "verdict", "noise", "rounds"],
-            alignments: [.left, .right, .right, .right, .left, .right, .right],
-            uniform: ["noise", "rounds"]
-        )
+            alignments: [.left, .right, .right, .right, .left, .right, .right], uniform: ["noise", "rounds"])
         for row in outcome.rows {
-            let verdict = outcome.verdicts.first { $0.key == key(row.id, installedArm, defaultArm) }
-            table.rows.append([
-                "\(row.name) (per \(row.unit))",
-                row.defaultExecutorNanoseconds?.formattedNanoseconds ?? "–",
-                row.poolInstalledNanoseconds?.formattedNanoseconds ?? "–",
-                verdict?.formattedRatioAndInterval ?? "–",
-                verdict?.formattedVerdict ?? "–",
-                verdict?.formattedThreshold ?? "–",
-                verdict.map { String($0.rounds) } ?? "0",
-            ])
+            let verdict = outcome.verdicts.first { $0.key == key(row.id) }
+            let times = [row.defaultExecutorNanoseconds, row.poolInstalledNanoseconds].map { $0?.formattedNanoseconds }
+            let judged = [verdict?.formattedRatioAndInterval, verdict?.formattedVerdict, verdict?.formattedThreshold]
+            let rounds = verdict.map { String($0.rounds) } ?? "0"
+            table.rows.append(["\(row.name) (per \(row.unit))"] + (times + judged).map { $0 ?? "–" } + [rounds])
         }
         text += table.render()
         let inProcess = outcome.verdicts.filter { !$0.isAA && $0.key.map { $0.arm != installedArm } ?? false }
@@ -338,9 +311,7 @@ enum ConcurrencyOnPool {
             text += "\nWithin one child (on the default executor unless marked):\n\n"
             var table = MarkdownTable(
                 headers: ["comparison", "ratio [95% interval]", "verdict", "noise", "rounds"],
-                alignments: [.left, .right, .left, .right, .right],
-                uniform: ["noise", "rounds"]
-            )
+                alignments: [.left, .right, .left, .right, .right], uniform: ["noise", "rounds"])
             for row in inProcess {
                 let isInstalled = row.key?.comparison.hasSuffix("-\(installedArm)") ?? false
                 table.rows.append([

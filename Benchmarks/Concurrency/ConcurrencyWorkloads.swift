@@ -15,7 +15,7 @@ enum ConcurrencyWorkloads {
         /// Stable name, which pairs the two processes' results.
         var name: String
         /// Operations per sample in the full mode (fewer at other scales: `divisor(forScale:)`).
-        var iterations: Int
+        var iterations = 100_000
         /// What one operation is.
         var unit: String
         /// Whether its shape is its size (all spawned at once): every mode runs `iterations`.
@@ -23,30 +23,22 @@ enum ConcurrencyWorkloads {
         var body: @Sendable (Int) async throws -> Void
     }
 
-    /// Tasks per batch in the batched spawn workloads: the spawner suspends until a batch's last
-    /// task has run, a steady state rather than a heap of task objects whose page faults dominate.
-    static let batchSize = 256
-
     /// The identifier of the workload called `name` (which must exist).
     static func id(of name: String) -> String {
-        guard let workload = all.first(where: { $0.name == name }) else {
-            preconditionFailure("no Swift Concurrency workload is called \(name)")
-        }
-        return workload.id
+        if let workload = all.first(where: { $0.name == name }) { return workload.id }
+        preconditionFailure("no Swift Concurrency workload is called \(name)")
     }
 
     static let all: [Workload] = [
-        Workload(id: "task-batches", name: "Task {} (batches of 256)", iterations: 100_000, unit: "task") { n in
-            for _ in 0..<max(1, n / batchSize) {
-                await Batch.run { batch in _Concurrency.Task { batch.done() } }
-            }
+        Workload(id: "task-batches", name: "Task {} (batches of 256)", unit: "task") { n in
+            await Batch.run(n) { batch in _Concurrency.Task { batch.done() } }
         },
-        Workload(id: "task-spawn-at-once", name: "Task {} (100,000 spawned at once)", iterations: 100_000, unit: "task", isFixedSize: true) { n in
+        Workload(id: "task-spawn-at-once", name: "Task {} (100,000 spawned at once)", unit: "task", isFixedSize: true) { n in
             let counter = Counter()
             for _ in 0..<n { _Concurrency.Task { counter.add() } }
             while counter.value < n { await _Concurrency.Task.yield() }
         },
-        Workload(id: "group-child", name: "task-group child (1,000 per group)", iterations: 100_000, unit: "child") { n in
+        Workload(id: "group-child", name: "task-group child (1,000 per group)", unit: "child") { n in
             blackHole(await groupsOfAThousandChildren(n))
         },
         Workload(id: "async-let", name: "async let, two children awaited", iterations: 50_000, unit: "pair") { n in
@@ -58,7 +50,7 @@ enum ConcurrencyWorkloads {
             }
             blackHole(sum)
         },
-        Workload(id: "round-trip", name: "Task { } + await value (round trip)", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "round-trip", name: "Task { } + await value (round trip)", unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await _Concurrency.Task { i }.value }
             blackHole(sum)
@@ -66,70 +58,60 @@ enum ConcurrencyWorkloads {
         // The floor under Bolts' `value`: a value that a `Task {}` hands its awaiter through a
         // continuation, with no Bolts task; then the same inside a cancellation handler, which
         // `value` needs to return at once when the awaiting task is cancelled.
-        Workload(id: "continuation-resume", name: "a Task {} resumes a continuation (no Bolts task)", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "continuation-resume", name: "a Task {} resumes a continuation (no Bolts task)", unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await handedOverByATask(i) }
             blackHole(sum)
         },
-        Workload(id: "continuation-resume-cancellation-handler", name: "the same inside withTaskCancellationHandler", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "continuation-resume-cancellation-handler", name: "the same inside withTaskCancellationHandler", unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= await withTaskCancellationHandler { await handedOverByATask(i) } onCancel: {} }
             blackHole(sum)
         },
-        Workload(id: "actor-ping-pong", name: "actor ping-pong (a call to another actor and back)", iterations: 100_000, unit: "call") { n in
+        Workload(id: "actor-ping-pong", name: "actor ping-pong (a call to another actor and back)", unit: "call") { n in
             let ping = Ping(pong: Pong())
             blackHole(await ping.run(n))
         },
-        Workload(id: "serial-pool-actor", name: "actor on a SerialPoolExecutor, called from a task", iterations: 100_000, unit: "call") { n in
+        Workload(id: "serial-pool-actor", name: "actor on a SerialPoolExecutor, called from a task", unit: "call") { n in
             let actor = PoolActor(executor: SerialPoolExecutor(pool: .shared))
             var sum = 0
             for _ in 0..<n { sum &+= await actor.next() }
             blackHole(sum)
         },
-        Workload(id: "preferred-task-batches", name: "Task(executorPreference: pool) {} (batches of 256)", iterations: 100_000, unit: "task") { n in
+        Workload(id: "preferred-task-batches", name: "Task(executorPreference: pool) {} (batches of 256)", unit: "task") { n in
             await preferredPoolBatches(n)
         },
-        Workload(id: "preferred-task-batches-from-pool", name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", iterations: 100_000, unit: "task") {
-            n in
+        Workload(id: "preferred-task-batches-from-pool", name: "Task(executorPreference: pool) {} from a task on the pool (batches of 256)", unit: "task") { n in
             await withTaskExecutorPreference(ThreadPool.shared) { await preferredPoolBatches(n) }
         },
-        Workload(id: "preferred-group-child", name: "task-group child under withTaskExecutorPreference(pool)", iterations: 100_000, unit: "child") { n in
+        Workload(id: "preferred-group-child", name: "task-group child under withTaskExecutorPreference(pool)", unit: "child") { n in
             blackHole(await withTaskExecutorPreference(ThreadPool.shared) { await groupsOfAThousandChildren(n) })
         },
-        Workload(id: "preferred-round-trip-from-pool", name: "round trip through a preferred pool, caller on the pool too", iterations: 100_000, unit: "round trip") {
-            n in
+        Workload(id: "preferred-round-trip-from-pool", name: "round trip through a preferred pool, caller on the pool too", unit: "round trip") { n in
             let pool = ThreadPool.shared
-            let sum = await withTaskExecutorPreference(pool) {
-                var sum = 0
-                for i in 0..<n { sum &+= await _Concurrency.Task(executorPreference: pool) { i }.value }
-                return sum
-            }
-            blackHole(sum)
+            blackHole(await withTaskExecutorPreference(pool) { await preferredRoundTrips(n, pool) })
         },
-        Workload(id: "preferred-round-trip-from-global", name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") {
-            n in
+        Workload(id: "preferred-round-trip-from-global", name: "round trip through a preferred pool, caller on the global executor", iterations: 10_000, unit: "round trip") { n in
             blackHole(await preferredRoundTrips(n, ThreadPool.shared))
         },
         // The same hop from a default-executor task into other executors and back: into
         // SwiftNIO's event loop as a task executor, and into an executor whose thread never
         // sleeps (never woken, at the price of a CPU). Neither makes the caller wait for the
         // hop, so the caller's resumption wakes a Dispatch thread whenever it suspended first.
-        Workload(id: "preferred-event-loop-round-trip", name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") {
-            n in
+        Workload(id: "preferred-event-loop-round-trip", name: "round trip through a preferred SwiftNIO event loop, caller on the global executor", iterations: 10_000, unit: "round trip") { n in
             blackHole(await preferredRoundTrips(n, EventLoopTaskExecutor.shared))
         },
-        Workload(id: "preferred-spinning-executor-round-trip", name: "round trip through a preferred executor that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") {
-            n in
+        Workload(id: "preferred-spinning-executor-round-trip", name: "round trip through a preferred executor that never sleeps, caller on the global executor", iterations: 10_000, unit: "round trip") { n in
             let executor = NeverSleepingExecutor()
             blackHole(await preferredRoundTrips(n, executor))
             executor.stop()
         },
-        Workload(id: "bolts-execute-await", name: "Bolts Task.execute(.pool) + try await value", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "bolts-execute-await", name: "Bolts Task.execute(.pool) + try await value", unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= try await Task<Int>.execute(.pool(.shared)) { i }.value }
             blackHole(sum)
         },
-        Workload(id: "bolts-from-async-await", name: "Bolts Task.fromAsync {} + try await value", iterations: 100_000, unit: "round trip") { n in
+        Workload(id: "bolts-from-async-await", name: "Bolts Task.fromAsync {} + try await value", unit: "round trip") { n in
             var sum = 0
             for i in 0..<n { sum &+= try await Task<Int>.fromAsync { i }.value }
             blackHole(sum)
@@ -150,11 +132,9 @@ enum ConcurrencyWorkloads {
     /// `filter`, given by hand to profile one, names) `repetitions` times after a warm-up run,
     /// and prints the results as one JSON line.
     static func runChild(installed: Bool, scale: String, repetitions: Int, filter: String? = nil) throws -> Never {
-        if installed {
-            guard ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() else {
-                writeError("the child could not install the pool as the global executor\n")
-                exit(2)
-            }
+        if installed, !ThreadPool.shared.unsafeTryInstallAsConcurrencyGlobalExecutor() {
+            writeError("the child could not install the pool as the global executor\n")
+            exit(2)
         }
         var samples: [String: [Double]] = [:]
         for workload in all where filter.map({ workload.name.lowercased().contains($0.lowercased()) }) ?? true {
@@ -179,21 +159,26 @@ enum ConcurrencyWorkloads {
     }
 }
 
-/// A batch of `ConcurrencyWorkloads.batchSize` tasks; the spawner suspends until the last
-/// one has called `done()`.
+/// A batch of `size` tasks of the batched spawn workloads: the spawner suspends until its last
+/// task has called `done()`, a steady state rather than a heap of task objects whose page faults
+/// dominate.
 ///
 /// `@unchecked Sendable`: `continuation` is written once, before any task of the batch is
 /// spawned (spawning publishes it to them), and read only by the task whose decrement
 /// took `remaining` to zero.
 private final class Batch: @unchecked Sendable {
-    private let remaining = Atomic<Int>(ConcurrencyWorkloads.batchSize)
+    static let size = 256
+    private let remaining = Atomic<Int>(Batch.size)
     private var continuation: UnsafeContinuation<Void, Never>?
 
-    static func run(_ spawn: (Batch) -> Void) async {
-        let batch = Batch()
-        await withUnsafeContinuation { continuation in
-            batch.continuation = continuation
-            for _ in 0..<ConcurrencyWorkloads.batchSize { spawn(batch) }
+    /// `n` tasks (at least one batch) that `spawn` starts, in batches, from the calling task.
+    static func run(_ n: Int, _ spawn: (Batch) -> Void) async {
+        for _ in 0..<max(1, n / size) {
+            let batch = Batch()
+            await withUnsafeContinuation { continuation in
+                batch.continuation = continuation
+                for _ in 0..<size { spawn(batch) }
+            }
         }
     }
 
@@ -244,11 +229,8 @@ private actor PoolActor {
 /// `epoll_wait` when idle and is woken through its eventfd.
 private final class EventLoopTaskExecutor: TaskExecutor {
     /// One loop for the child's life.
-    static let shared = EventLoopTaskExecutor(MultiThreadedEventLoopGroup(numberOfThreads: 1).next())
-
-    private let loop: any EventLoop
-
-    init(_ loop: any EventLoop) { self.loop = loop }
+    static let shared = EventLoopTaskExecutor()
+    private let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -303,13 +285,10 @@ private func handedOverByATask(_ value: Int) async -> Int {
     }
 }
 
-/// `n` unstructured tasks (at least one batch) that prefer `ThreadPool.shared`, started in
-/// batches of `ConcurrencyWorkloads.batchSize` by the calling task.
+/// `n` unstructured tasks (at least one batch) that prefer `ThreadPool.shared`, in batches (`Batch`).
 private func preferredPoolBatches(_ n: Int) async {
     let pool = ThreadPool.shared
-    for _ in 0..<max(1, n / ConcurrencyWorkloads.batchSize) {
-        await Batch.run { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
-    }
+    await Batch.run(n) { batch in _Concurrency.Task(executorPreference: pool) { batch.done() } }
 }
 
 /// `n` round trips from the calling task through `executor`: each a task that prefers it,
@@ -334,7 +313,4 @@ private func groupsOfAThousandChildren(_ n: Int) async -> Int {
     return sum
 }
 
-@inline(never)
-private func blackHole<T>(_ value: T) {
-    withExtendedLifetime(value) {}
-}
+@inline(never) private func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
