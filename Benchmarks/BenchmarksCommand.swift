@@ -308,7 +308,8 @@ struct BenchmarksCommand: ParsableCommand {
                 quick: quick, full: full, budgetMinutes: budgetMinutes, seed: settings.seed,
                 sampleNanoseconds: settings.sampleNanoseconds, targetHalfWidth: settings.stopping.targetHalfWidth,
                 minimumRounds: settings.stopping.minimumRounds, maximumRounds: settings.stopping.maximumRounds,
-                producerCounts: threads, processes: executorProcesses, filter: filter, allocationCountingWorks: countsAllocations,
+                producerCounts: threads, processes: executorProcesses, filter: filter,
+                allocationCountingWorks: countsAllocations,
                 instructionCounting: PerfCounters.unavailableReason.map { "n/a: \($0)" } ?? "perf_event_open"),
             measuredSeconds: measuredSeconds, verdicts: verdicts, goals: outcomes.flatMap(\.goals),
             noise: noiseSummary, comparisons: JSONReport.comparisons(outcomes.flatMap(\.comparisons)),
@@ -360,47 +361,42 @@ extension BenchmarksCommand {
     /// comparisons take the run's seed, those in child processes `seed &+ spacing × (index + 1)`
     /// (`childSeedSpacing`); the other sections `seed &+ 1`, `&+ 2`, … in run order.
     struct Sections {
+        /// The task operations' section, whose event loops `--list` shuts down.
         let taskOperations: TaskOperationsSection
-        let executors: ExecutorsSection
-        let concurrency: ConcurrencySection
-        let server: ServerSection
-        let serverCPULimit: ServerCPULimitSection
-        let serverWithPoolInstalled: ServerWithPoolInstalledSection
-        let hummingbird: FrameworkSection
-        let vapor: FrameworkSection
+        /// In run order, which is the report's.
+        let all: [any BenchmarkSection]
+        /// In `--list` order: the server's lines come last, after the sections listed by
+        /// comparison and workload.
+        let listed: [any BenchmarkSection]
 
         init(_ command: BenchmarksCommand) {
             let (quick, full) = (command.quick, command.full)
             taskOperations = TaskOperationsSection(
                 filter: command.filter, withoutReference: command.withoutReference,
                 processes: command.executorProcesses, childArguments: command.comparisonChildArguments)
-            executors = ExecutorsSection(
+            let executors = ExecutorsSection(
                 producerCounts: command.threads, filter: command.filter, withoutReference: command.withoutReference,
                 processes: command.executorProcesses, childArguments: command.comparisonChildArguments)
-            concurrency = ConcurrencySection(
+            let concurrency = ConcurrencySection(
                 filter: command.filter, childMode: quick ? "quick" : (full ? "full" : "budget"),
                 repetitions: quick ? 1 : (full ? 5 : 3), stopping: command.stopping(.processes))
             let serverBenchmark = ServerBenchmark(
                 settings: command.serverSettings,
                 peers: ServerBenchmark.peers(matching: command.filter, withoutReference: command.withoutReference))
-            server = ServerSection(server: serverBenchmark, stopping: command.stopping(.server))
-            serverCPULimit = ServerCPULimitSection(
-                variant: { command.cpuLimitVariant(server: serverBenchmark) }, childArguments: command.serverArguments,
-                stopping: command.stopping(.server))
-            serverWithPoolInstalled = ServerWithPoolInstalledSection(
-                server: server, full: full, childArguments: command.serverArguments)
-            hummingbird = FrameworkSection(.hummingbird, command: command)
-            vapor = FrameworkSection(.vapor, command: command)
+            let server = ServerSection(server: serverBenchmark, stopping: command.stopping(.server))
+            let servers: [any BenchmarkSection] = [
+                server,
+                ServerCPULimitSection(
+                    variant: { command.cpuLimitVariant(server: serverBenchmark) },
+                    childArguments: command.serverArguments, stopping: command.stopping(.server)),
+                ServerWithPoolInstalledSection(server: server, full: full, childArguments: command.serverArguments),
+            ]
+            let frameworks: [any BenchmarkSection] = [
+                FrameworkSection(.hummingbird, command: command), FrameworkSection(.vapor, command: command),
+            ]
+            let comparisons: [any BenchmarkSection] = [taskOperations, executors, concurrency]
+            all = comparisons + servers + frameworks
+            listed = comparisons + frameworks + servers
         }
-
-        /// In run order, which is the report's.
-        var all: [any BenchmarkSection] { [taskOperations, executors, concurrency] + servers + frameworks }
-
-        /// In `--list` order: the server's lines come last, after the sections listed by
-        /// comparison and workload.
-        var listed: [any BenchmarkSection] { [taskOperations, executors, concurrency] + frameworks + servers }
-
-        private var servers: [any BenchmarkSection] { [server, serverCPULimit, serverWithPoolInstalled] }
-        private var frameworks: [any BenchmarkSection] { [hummingbird, vapor] }
     }
 }

@@ -60,10 +60,7 @@ extension Double {
     }
 
     /// "1 CPU", "1.5 CPUs".
-    var formattedCPUs: String {
-        let number = self == rounded() ? String(Int(self)) : shortest
-        return "\(number) CPU\(self == 1 ? "" : "s")"
-    }
+    var formattedCPUs: String { "\(formattedBound) CPU\(self == 1 ? "" : "s")" }
 
     /// A value in `unit` as the tables show it: "41.2 ns", "1.92 ms" (µs from 1,000 on),
     /// "41,200/s", or the number and the unit.

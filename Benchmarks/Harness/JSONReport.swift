@@ -69,8 +69,7 @@ struct JSONReport: Encodable {
     private struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
+        init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
 
@@ -83,7 +82,7 @@ struct JSONReport: Encodable {
             ("baselineComparisons", baselineComparisons),
         ]
         for (key, value) in fields + sectionParts.map({ ($0.key, $0.value) }) {
-            if let value { try container.encode(value, forKey: Key(key)) }
+            if let value { try container.encode(value, forKey: Key(stringValue: key)) }
         }
     }
 

@@ -81,7 +81,6 @@ enum ProcessReplicas {
             let estimate = PairedStatistics.estimate(logRatios: means)
             var row = template
             row.ratio = estimate?.ratio ?? means.first.map { exp($0) }
-            row.interval95 = estimate.map { [$0.low, $0.high] }
             row.rounds = perProcess.reduce(0) { $0 + $1.rounds }
             row.processes = means.count
             // The process is the unit: more rounds would not narrow it, more processes would.
@@ -91,18 +90,8 @@ enum ProcessReplicas {
             row.logRatios = perProcess.flatMap(\.logRatios)
             row.subjectValue = geometricMean(perProcess.compactMap(\.subjectValue))
             row.peerValue = geometricMean(perProcess.compactMap(\.peerValue))
-            if template.isAA {
-                let threshold = PairedStatistics.noiseThreshold(aa: estimate)
-                row.noiseThreshold = threshold.isFinite ? threshold : nil
-                thresholds[template.metric] = row.noiseThreshold
-                row.verdict = PairedStatistics.verdict(estimate, threshold: threshold)
-            } else {
-                row.noiseThreshold = thresholds[template.metric]
-                row.verdict = PairedStatistics.verdict(estimate, threshold: row.noiseThreshold ?? .infinity)
-                row.processesToDecide = row.verdict == .undecided
-                    ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: row.noiseThreshold ?? .infinity) }
-                    : nil
-            }
+            row.judge(estimate, threshold: thresholds[template.metric])
+            if template.isAA { thresholds[template.metric] = row.noiseThreshold }
             return row
         }
         result.noise = children.flatMap(\.noise)

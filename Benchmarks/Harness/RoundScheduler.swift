@@ -151,15 +151,8 @@ struct JudgedMetric<Measurement> {
 /// The rounds of one comparison: every measurement, each round's noise, and the pairing of
 /// each arm with the reference in the rounds where both were measured.
 struct PairedRounds<Arm: Hashable, Measurement> {
-    /// One measurement, as taken.
-    struct Measured {
-        var arm: Arm
-        var isTwin: Bool
-        var round: Int
-        var value: Measurement
-    }
-
-    private struct Key: Hashable {
+    /// Which measurement: an arm's (its twin's when `isTwin`) in one round.
+    struct Key: Hashable {
         var arm: Arm
         var isTwin: Bool
         var round: Int
@@ -168,7 +161,7 @@ struct PairedRounds<Arm: Hashable, Measurement> {
     let arms: [Arm]
     let reference: Arm?
     /// Every measurement, in the order taken.
-    private(set) var measurements: [Measured] = []
+    private(set) var measurements: [(key: Key, value: Measurement)] = []
     /// Each round's noise, in order; pre-emption is flagged once the rounds end.
     var noise: [RoundNoise] = []
     /// What ended the rounds early (a `measure` or `widestInterval` that threw), if anything.
@@ -184,8 +177,9 @@ struct PairedRounds<Arm: Hashable, Measurement> {
     var count: Int { noise.count }
 
     mutating func record(_ draw: RoundDraw<Arm>, _ value: Measurement) {
-        positions[Key(arm: draw.arm, isTwin: draw.isTwin, round: draw.round)] = measurements.count
-        measurements.append(Measured(arm: draw.arm, isTwin: draw.isTwin, round: draw.round, value: value))
+        let key = Key(arm: draw.arm, isTwin: draw.isTwin, round: draw.round)
+        positions[key] = measurements.count
+        measurements.append((key, value))
     }
 
     /// What `arm` (its twin when `twin`) measured in `round`, if it was measured.

@@ -37,19 +37,19 @@ func findExecutable(_ name: String, fallbacks: [String] = []) -> String? {
 }
 
 /// Runs `executable` with `arguments` to its end, its standard output into `output` or else into
-/// a pipe whose data this returns (with its standard error too if `mergingErrors`; else that is
-/// ours); returns that data and the exit status (128 + the signal if a signal ended it).
+/// a pipe whose data this returns (its standard error goes the same way if `mergingErrors`; else
+/// it is ours); returns that data and the exit status (128 + the signal if a signal ended it).
 func runProcess(
     _ executable: String, _ arguments: [String], output: FileHandle? = nil, mergingErrors: Bool = false
 ) throws -> (output: Data, status: Int32) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let pipe = Pipe()
+    let pipe = output == nil ? Pipe() : nil
     process.standardOutput = output ?? pipe
-    if mergingErrors { process.standardError = pipe }
+    if mergingErrors { process.standardError = output ?? pipe }
     try process.run()
-    let data = output == nil ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+    let data = pipe?.fileHandleForReading.readDataToEndOfFile() ?? Data()
     process.waitUntilExit()
     return (data, process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus)
 }

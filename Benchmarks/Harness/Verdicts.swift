@@ -101,14 +101,13 @@ enum Verdicts {
         let logs = values.aaLogRatios
         guard !logs.isEmpty else { return nil }
         let estimate = PairedStatistics.estimate(logRatios: logs)
-        let threshold = PairedStatistics.noiseThreshold(aa: estimate)
-        return VerdictRow(
+        var row = VerdictRow(
             section: section, name: name, subject: peer, baseline: peer, metric: metric.title,
-            ratio: estimate?.ratio, interval95: estimate.map { [$0.low, $0.high] },
-            verdict: PairedStatistics.verdict(estimate, threshold: threshold), rounds: logs.count,
-            noiseThreshold: threshold.isFinite ? threshold : nil, key: key, isAA: true,
+            ratio: estimate?.ratio, verdict: .undecided, rounds: logs.count, key: key, isAA: true,
             contaminatedRounds: values.contaminated.filter { $0 }.count, logRatios: logs,
             subjectValue: geometricMean(values.peer), peerValue: geometricMean(values.twin), unit: metric.unit)
+        row.judge(estimate, threshold: nil)
+        return row
     }
 
     /// The subject's row against its peer, judged with `threshold` (from the A/A).
@@ -118,16 +117,14 @@ enum Verdicts {
     ) -> VerdictRow {
         let logs = values.logRatios(lowerIsBetter: metric.lowerIsBetter)
         let estimate = PairedStatistics.estimate(logRatios: logs)
-        let verdict = PairedStatistics.verdict(estimate, threshold: threshold ?? .infinity)
-        return VerdictRow(
+        var row = VerdictRow(
             section: section, name: name, subject: subject, baseline: peer, metric: metric.title,
-            ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil),
-            interval95: estimate.map { [$0.low, $0.high] }, verdict: verdict, rounds: logs.count,
-            noiseThreshold: threshold, key: key, contaminatedRounds: values.contaminated.filter { $0 }.count,
-            roundsToDecide: verdict == .undecided
-                ? estimate.flatMap { PairedStatistics.roundsToDecide($0, threshold: threshold ?? .infinity) } : nil,
-            logRatios: logs, subjectValue: geometricMean(values.subject),
-            peerValue: geometricMean(values.peer + values.twin), unit: metric.unit)
+            ratio: estimate?.ratio ?? (logs.count == 1 ? exp(logs[0]) : nil), verdict: .undecided, rounds: logs.count,
+            key: key, contaminatedRounds: values.contaminated.filter { $0 }.count, logRatios: logs,
+            subjectValue: geometricMean(values.subject), peerValue: geometricMean(values.peer + values.twin),
+            unit: metric.unit)
+        row.judge(estimate, threshold: threshold)
+        return row
     }
 
     /// The subject's row and the A/A row together; the A/A's threshold judges the subject.
@@ -177,6 +174,20 @@ extension Verdict {
 }
 
 extension VerdictRow {
+    /// Sets its interval and verdict from `estimate`: an A/A row is judged with the noise
+    /// threshold its own estimate sets, any other with `threshold` (its A/A's); an undecided one
+    /// gets the count its present mean and spread would decide at (`PairedStatistics.roundsToDecide`):
+    /// `roundsToDecide`, or `processesToDecide` where the process is the unit (`processes`).
+    mutating func judge(_ estimate: Estimate?, threshold: Double?) {
+        interval95 = estimate.map { [$0.low, $0.high] }
+        let aaThreshold = PairedStatistics.noiseThreshold(aa: estimate)
+        noiseThreshold = !isAA ? threshold : aaThreshold.isFinite ? aaThreshold : nil
+        verdict = PairedStatistics.verdict(estimate, threshold: noiseThreshold ?? .infinity)
+        guard !isAA, verdict == .undecided, let estimate else { return }
+        let count = PairedStatistics.roundsToDecide(estimate, threshold: noiseThreshold ?? .infinity)
+        if processes == nil { roundsToDecide = count } else { processesToDecide = count }
+    }
+
     /// "1.56× [1.49, 1.63]" or "–".
     var formattedRatioAndInterval: String {
         guard let ratio else { return "–" }
@@ -189,8 +200,13 @@ extension VerdictRow {
 
     /// A matrix cell: "1.56× [1.49, 1.63] +", the verdict as a mark (`Verdicts.legend`).
     var formattedCell: String {
-        let marks: [Verdict: String] = [.better: "**+**", .worse: "**−**", .same: "="]
-        return formattedRatioAndInterval + " " + (marks[verdict] ?? "?" + undecidedHint)
+        let mark = switch verdict {
+        case .better: "**+**"
+        case .worse: "**−**"
+        case .same: "="
+        case .undecided: "?" + undecidedHint
+        }
+        return formattedRatioAndInterval + " " + mark
     }
 
     /// The verdict as the report prints it (`Verdict.formatted`), an undecided one with the
