@@ -53,9 +53,8 @@ void bolts__pool_awaiters_suspended(int delta);
  * registering a thread twice corrupts liburcu's reader list). */
 void bolts__rcu_thread_ensure(void);
 
-/* 128-byte blocks for the task cores `bolts_task_create` makes, from pool_blocks.c's
- * magazines (recycled across threads: a task made on one thread is often freed on
- * another). Any thread. */
+/* 128-byte blocks for task cores, from pool_blocks.c's magazines (recycled across
+ * threads: a task made on an event loop is often freed on a pool worker). Any thread. */
 void *bolts__block_alloc(void);
 void bolts__block_free(void *block);
 #define BOLTS_BLOCK_SIZE 128

@@ -17,7 +17,7 @@ _Static_assert(offsetof(bolts_job_t, next) == 0, "queues link jobs through their
 
 /* The trampoline's per-thread state, in one initial-exec TLS block: each access is one
  * %fs-relative load, with no __tls_get_addr call on the hot path. (Blocks for jobs and
- * created task cores come from pool_blocks.c.) */
+ * task cores come from pool_blocks.c.) */
 typedef struct thread_state {
     int depth;               /* trampoline: dispatch frames running a job right now */
     struct bolts_job *head;  /* trampoline: FIFO of deferred jobs */

@@ -1,9 +1,7 @@
 /* The runtime's block allocator, in two size classes: 64-byte blocks (BOLTS_POOL_BLOCK_SIZE)
  * for job records, with or without a 16-byte payload (the Swift front end's closures,
  * Swift Concurrency jobs, the core's continuation and aggregate records), and 128-byte
- * blocks (BOLTS_BLOCK_SIZE) for the task cores `bolts_task_create` makes (a Swift `Task`
- * holds its core in its own object instead: bolts_task_storage_t). Each class has its own
- * magazines and depot;
+ * blocks (BOLTS_BLOCK_SIZE) for task cores. Each class has its own magazines and depot;
  * everything below applies to each class alone.
  *
  * The pattern to serve: producer threads allocate, workers free. A per-thread cache
@@ -74,7 +72,8 @@ _Static_assert(BOLTS_BLOCK_SIZE >= BOLTS_POOL_BLOCK_SIZE, "the task class holds 
  * (malloc's 16-byte alignment would split three blocks out of four). */
 static void *block_malloc(int class) {
     /* Task cores need malloc's 16-byte alignment only, and aligned_alloc costs more per
-     * call: a burst of created tasks larger than the depot would pay it on every task. */
+     * call: a long chain of pending continuations, which allocates a core per link once
+     * the depot is empty, would pay it on every link. */
     size_t align = class == CLASS_JOB ? class_size[class] : 0;
     return bolts__alloc_or_abort(align, class_size[class], "a runtime block");
 }

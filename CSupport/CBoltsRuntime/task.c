@@ -56,15 +56,8 @@ _Static_assert(offsetof(struct bolts_task, own_job) == BOLTS_TASK_OWN_JOB_OFFSET
 _Static_assert(sizeof(_Atomic(uintptr_t)) == sizeof(uintptr_t), "the state word is a plain word");
 _Static_assert(STATE_DONE == BOLTS_TASK_STATE_DONE, "the DONE tag");
 
-/* A task in its owner's storage (bolts_task_storage_t) is this struct, and all-zero bytes
- * are a pending task: every field below starts at 0 (no jobs, PENDING, not observed,
- * OWN_JOB_UNQUEUED, an empty job record). */
-_Static_assert(sizeof(struct bolts_task) == BOLTS_TASK_SIZE, "a task fills its storage");
-_Static_assert(_Alignof(struct bolts_task) == _Alignof(bolts_task_storage_t), "storage aligned as a task");
-_Static_assert(BOLTS_TASK_SIZE <= BOLTS_BLOCK_SIZE, "a task must fit in a block");
-_Static_assert(OWN_JOB_UNQUEUED == 0, "zeroed storage is an unqueued own job");
-
-static void task_init(bolts_task_t *task, uintptr_t state, bolts_outcome_t outcome) {
+static bolts_task_t *task_alloc(uintptr_t state, bolts_outcome_t outcome) {
+    bolts_task_t *task = bolts__block_alloc();
     /* Relaxed: the task is not yet shared; whoever receives it does so through a
      * synchronizing hand-over of its own. */
     atomic_init(&task->state, state);
@@ -72,11 +65,6 @@ static void task_init(bolts_task_t *task, uintptr_t state, bolts_outcome_t outco
     atomic_init(&task->observed, 0);
     atomic_init(&task->own_job_state, OWN_JOB_UNQUEUED);
     task->own_job = (bolts_job_t){0};
-}
-
-static bolts_task_t *task_alloc(uintptr_t state, bolts_outcome_t outcome) {
-    bolts_task_t *task = bolts__block_alloc();
-    task_init(task, state, outcome);
     return task;
 }
 
@@ -86,16 +74,7 @@ bolts_task_t *bolts_task_create_completed(bolts_outcome_t outcome) {
     return task_alloc(STATE_DONE, outcome);
 }
 
-void bolts_task_init_completed(bolts_task_storage_t *storage, bolts_outcome_t outcome) {
-    task_init(bolts_task_in(storage), STATE_DONE, outcome);
-}
-
 void bolts_task_destroy(bolts_task_t *task) {
-    bolts_task_deinit(task);
-    bolts__block_free(task);
-}
-
-void bolts_task_deinit(bolts_task_t *task) {
     /* Relaxed: destroy races nothing (see the header); the owner's last release already
      * ordered every earlier access before this point. */
     uintptr_t s = atomic_load_explicit(&task->state, memory_order_relaxed);
@@ -112,6 +91,7 @@ void bolts_task_deinit(bolts_task_t *task) {
             job = next;
         }
     }
+    bolts__block_free(task);
 }
 
 bool bolts_task_claim(bolts_task_t *task) {

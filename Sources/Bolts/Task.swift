@@ -40,16 +40,15 @@ public final class Task<T: Sendable>: @unchecked Sendable {
 
     @usableFromInline
     internal init(_pendingAt file: StaticString, line: UInt) {
-        _header = _TaskHeader(file: file, line: line)
+        _header = _TaskHeader(core: bolts_task_create(), file: file, line: line)
         _assertHeaderOffset()
     }
 
     @usableFromInline
     internal init(_completed outcome: bolts_outcome_t, value: T?, error: (any Error)?, file: StaticString, line: UInt) {
-        _header = _TaskHeader(file: file, line: line)
+        _header = _TaskHeader(core: bolts_task_create_completed(outcome), file: file, line: line)
         _error = error
         _assertHeaderOffset()
-        bolts_task_init_completed(UnsafeMutablePointer(_core), outcome)
         if let value { _storeValue(value) }
     }
 
@@ -66,10 +65,10 @@ public final class Task<T: Sendable>: @unchecked Sendable {
         let header = ref.header
         // A step is still parked only if what this task waited on was abandoned pending.
         if let parked = header.pointee.parkedStep { parked._discardParked(from: ref) }
-        if outcome == BOLTS_ERROR, !bolts_task_observed(ref.core), let error = _error {
+        if outcome == BOLTS_ERROR, !bolts_task_observed(header.pointee.core), let error = _error {
             TaskDiagnostics._reportUnobserved(error, file: header.pointee.file, line: header.pointee.line)
         }
-        bolts_task_deinit(ref.core)
+        bolts_task_destroy(header.pointee.core)
     }
 
     /// Checks, in debug builds, that `_header` is where `_TaskRef` reads it.

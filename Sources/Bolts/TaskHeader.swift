@@ -1,8 +1,7 @@
 import CBoltsRuntime
 
-/// The non-generic part of every ``Task``: the C core's task itself (its storage, first, so
-/// that the task costs one allocation and its state word shares a line with the object's
-/// reference count), the pending continuation step and where the task was created. It is `Task`'s first stored property, so it sits right
+/// The non-generic part of every ``Task``: the C core's task, the pending continuation step
+/// and where the task was created. It is `Task`'s first stored property, so it sits right
 /// after the two-word object header of a Swift root class, at `_taskHeaderOffset`, whatever
 /// the value type: code that does not know the value type (the C core's callbacks, the
 /// aggregates' join) reaches it through ``_TaskRef``. `TaskLayoutTests` checks the offset
@@ -19,11 +18,9 @@ import CBoltsRuntime
 /// of the job and an awaiter on that pool's worker wins `bolts_task_begin_own_job`).
 @usableFromInline
 internal struct _TaskHeader {
-    /// The C state machine, held here: `_TaskRef.core` is its address, the header's own
-    /// (its first field). Zero, as a new header makes it, is a pending task
-    /// (`bolts_task_storage_t`); never copied once the task exists.
+    /// The C state machine (`bolts_task_t *`), owned by the task.
     @usableFromInline
-    internal var storage: bolts_task_storage_t
+    internal let core: OpaquePointer
 
     /// The type of the continuation step parked in the core's payload while the task waits
     /// (see `_TaskRef.await`), or nil. A metatype, so clearing it and destroying the task
@@ -37,11 +34,9 @@ internal struct _TaskHeader {
     @usableFromInline
     internal let line: UInt
 
-    /// A header whose task is pending (completed tasks complete it in place:
-    /// `bolts_task_init_completed`).
     @inlinable
-    internal init(file: StaticString, line: UInt) {
-        self.storage = bolts_task_storage_t()
+    internal init(core: OpaquePointer, file: StaticString, line: UInt) {
+        self.core = core
         self.parkedStep = nil
         self.file = file
         self.line = line

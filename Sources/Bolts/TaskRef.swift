@@ -33,10 +33,10 @@ internal struct _TaskRef {
         }
     }
 
-    /// The C core: the storage at the start of the header (`_TaskHeader.storage`).
+    /// The C core.
     @inlinable
     internal var core: OpaquePointer {
-        @inline(__always) get { OpaquePointer(header) }
+        @inline(__always) get { header.pointee.core }
     }
 
     // MARK: The C core's transitions

@@ -73,37 +73,6 @@ bolts_task_t *_Nonnull bolts_task_create_completed(bolts_outcome_t outcome);
  *  the caller must know none is waiting. Must not race any other call on the task. */
 void bolts_task_destroy(bolts_task_t *_Nonnull task);
 
-/* ---- A task in its owner's memory ---------------------------------------------------
- * A layer that keeps each task inside an object of its own (the Swift `Task`) embeds a
- * `bolts_task_storage_t` there instead of calling `bolts_task_create`: the task then
- * costs its owner's one allocation, not a second block, and its state word sits next to
- * the owner's own fields. The storage is the task: pass it to every call as a
- * `bolts_task_t *` (`bolts_task_in`). Its memory must outlive every call on the task, as
- * a created task's block does until `bolts_task_destroy`. */
-
-/** Bytes of a task, as `bolts_task_storage_t` holds them, 16-byte aligned. */
-#define BOLTS_TASK_SIZE 128
-
-/** Storage for one task. All-zero storage is a pending task with no jobs, exactly as
- *  `bolts_task_create` makes one: zeroing it (a Swift struct's default value) is the whole
- *  of making a pending task, with no call. */
-typedef struct bolts_task_storage {
-    _Alignas(16) unsigned char bytes[BOLTS_TASK_SIZE];
-} bolts_task_storage_t;
-
-/** The task that `storage` holds. */
-static inline bolts_task_t *_Nonnull bolts_task_in(bolts_task_storage_t *_Nonnull storage) {
-    return (bolts_task_t *)(void *)storage;
-}
-
-/** Makes the task in zeroed `storage` complete with `outcome` (not BOLTS_PENDING), as
- *  `bolts_task_create_completed` does. Before the task is shared with any other thread. */
-void bolts_task_init_completed(bolts_task_storage_t *_Nonnull storage, bolts_outcome_t outcome);
-
-/** Ends a task held in storage, as `bolts_task_destroy` ends a created one, without
- *  freeing the storage (its owner does). The same conditions as `bolts_task_destroy`. */
-void bolts_task_deinit(bolts_task_t *_Nonnull task);
-
 /** Tries to become the task's one completer. Returns true exactly once per task. */
 bool bolts_task_claim(bolts_task_t *_Nonnull task);
 
