@@ -182,13 +182,6 @@
  * worker, and the job queued behind the first waited for it. Mutants with RAMP=1:
  *  12  park's cancel path drops the searching count (the code before the fix).
  *  13  the last searcher to find work does not re-check the queues.
- * The searcher cap (BOLTS_POOL_SEARCHER_CAP): a worker that finds every queue empty while
- * CAP workers search parks at once, without spinning; or (the cap lifted) searches
- * anyway: either. Mutant:
- *  14  (with RAMP=1) a worker refused by the cap parks without its park's re-scan,
- *      relying on the searcher: when that searcher takes the job that never ends, a job
- *      queued after its re-check of I5, whose producer read the parked mask before the
- *      refused worker's bit, waits behind it for ever.
  */
 
 #define NW 2            /* workers (fixed: the scans below are unrolled for two queues) */
@@ -207,7 +200,6 @@
 #ifndef SPIN
 #define SPIN 1          /* extra scans before parking (spin_for_work) */
 #endif
-#define CAP 1           /* the searcher cap, max(1, N / 2): 1 for both N = 2 and N = 1 */
 #ifndef MUTANT
 #define MUTANT 0
 #endif
@@ -757,7 +749,7 @@ proctype Submitter(byte p) {
 }
 
 proctype Worker(byte self) {
-    bit searching_me = 0, work, last, refused;
+    bit searching_me = 0, work, last;
 #if RAMP
     bit stuck;
 #endif
@@ -775,18 +767,13 @@ end:
     :: find_work(self, job);
        if
        :: !IS_JOB(job) ->
-            /* bolts__pool_begin_search (pool_spin.c): a CAS that refuses while CAP
-             * search, when every queue was empty and the cap is on; or an increment (the
-             * cap lifted while an awaiter off the pools is about, or a queue held). */
             if
-            :: atomic { !searching_me && searching < CAP -> searching++; searching_me = 1 }
             :: !searching_me -> searching++; searching_me = 1
-            :: !searching_me && job == FOUND_NOTHING && searching >= CAP -> refused = 1
             :: else -> skip
             fi;
             n = 0;
             do                                                /* spin_for_work */
-            :: IS_JOB(job) || n >= SPIN || !searching_me -> break
+            :: IS_JOB(job) || n >= SPIN -> break
             :: else ->
 #if SPIN_YIELD
                 if
@@ -937,16 +924,10 @@ end_spare:      wake[self] == 1;                              /* wait_for_wake *
                 :: else -> work = ANY_WORK
                 fi
             }
-#elif MUTANT == 14
-            if
-            :: refused -> work = 0                            /* broken: no re-scan */
-            :: else -> work = ANY_WORK
-            fi;
 #else
             work = ANY_WORK;                                   /* after the seq_cst fence */
 #endif
 #endif
-            refused = 0;
             if
             :: !work ->
 #if SHUTDOWN

@@ -296,7 +296,6 @@ if [ "$mutants" = 1 ]; then
     check mutant-pool-10-end-no-increment pool.pml fail safety -DMUTANT=10 -DBLOCKING=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-12-park-drops-searching pool.pml fail safety -DMUTANT=12 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-pool-13-no-ramp-recheck   pool.pml fail safety -DMUTANT=13 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
-    check mutant-pool-14-refused-no-rescan pool.pml fail safety -DMUTANT=14 -DRAMP=1 -DNSUB=1 -DNJOBS=2 -DSPIN=0
     check mutant-monitor-1-no-resume         monitor.pml fail safety -DMUTANT=1
     check mutant-monitor-2-undo-without-exchange monitor.pml fail safety -DMUTANT=2
     check mutant-monitor-3-check-before-flag monitor.pml fail safety -DMUTANT=3

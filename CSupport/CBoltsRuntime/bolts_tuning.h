@@ -51,14 +51,6 @@ extern "C" {
 #define BOLTS_POOL_SPIN_AWAITED_NS 100000
 #endif
 
-/** 1: at most max(1, N / 2) idle workers of a pool of N search (spin) at once; a worker
- *  that goes idle while that many search parks at once (I5). The cap is lifted while an
- *  async awaiter off the pools suspended lately (as for BOLTS_POOL_SPIN_AWAITED_NS). 0: every idle
- *  worker spins. See pool_spin.c. */
-#ifndef BOLTS_POOL_SEARCHER_CAP
-#define BOLTS_POOL_SEARCHER_CAP 1
-#endif
-
 /** How long, in nanoseconds, an idle worker scans for work after every pause before it
  *  spaces its scans out (BOLTS_POOL_SPIN_BACKOFF_PAUSES). */
 #ifndef BOLTS_POOL_SPIN_EAGER_NS
@@ -254,11 +246,6 @@ int64_t bolts_pool_idle_spin_ns(void);
  *  `bolts_pool_idle_spin_ns` measures from. A suspension within BOLTS_POOL_SPIN_AWAITED_NS / 8
  *  of the last noted one is not noted again. For tests and diagnostics. */
 int64_t bolts_pool_awaiter_suspended_ns(void);
-
-/** The pool's count of searching workers now (I5): those that joined it under the searcher
- *  cap (BOLTS_POOL_SEARCHER_CAP), plus the exempt ones a claimer or a cancelled park
- *  counts. A relaxed read, for tests and diagnostics. */
-unsigned bolts_pool_searching_count(bolts_pool_t *pool);
 
 #ifdef __cplusplus
 }

@@ -298,11 +298,9 @@ BOLTS_HIDDEN bolts_job_t *bolts__pool_find_work(struct bolts_pool *pool, struct 
 BOLTS_HIDDEN bool bolts__pool_restrain(struct bolts_pool *pool, struct bolts_pool_slot *self,
                                        struct bolts_pool_slot *other);
 
-/* An idle worker's entry into the searching count, which the cap may refuse, and a
- * searching worker's spin for work from `now`. pool_spin.c. */
-BOLTS_HIDDEN bool bolts__pool_begin_search(struct bolts_pool *pool, int64_t now, bool may_refuse);
+/* An idle searching worker's spin for work. pool_spin.c. */
 BOLTS_HIDDEN bolts_job_t *bolts__pool_spin_for_work(struct bolts_pool *pool, struct bolts_pool_slot *self,
-                                                    bool *stolen, int64_t now);
+                                                    bool *stolen);
 
 /* Parking (I3, I4), retiring to a spare and a spare's sleep (I6), and the wake-up of every
  * parked worker that shutdown sends (I7). pool_park.c, where each says more. */

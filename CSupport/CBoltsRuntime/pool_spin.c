@@ -49,21 +49,6 @@
  * time slice ends, longer than the awaiter's spin. Process-wide, because an awaiter knows
  * a task's pool only while its job is queued.
  *
- * The searcher cap (BOLTS_POOL_SEARCHER_CAP, on by default). At most max(1, N / 2) of a
- * pool's N workers search at once; a worker that runs dry while that many search parks at
- * once (`bolts__pool_begin_search`). One searcher is enough to find a job that arrives: a
- * submission wakes a parked worker only when none searches (I5), and the last searcher to
- * find work wakes one more, so the refused workers come back one wake-up after another as
- * before. What the cap saves is the CPU of the other spinners, which inside a server share
- * the CPUs with event loops that have requests ready. Refusal adds no duty and drops none:
- * the refused worker was never counted, so no producer skipped a wake-up for it, and its
- * park re-scans every queue after publishing its bit (I3). The count a worker gets from a
- * claimer (`wake_one`) or keeps when its park is cancelled (I5) is exempt from the cap,
- * so it may briefly stand above it. The cap is lifted while an async awaiter off the pools
- * suspended lately (the window of BOLTS_POOL_SPIN_AWAITED_NS): such an awaiter's next task
- * lands between a job's end and its worker's return to the count, and with a worker parked
- * that submission wakes it, so every await would pay a park and a wake.
- *
  * Spin density (BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES). A scan reads
  * every queue's tail and head, and the steal grace (I10) reads the owner's `executed`
  * count and the clock: lines that a busy worker writes on every submission to its own
@@ -172,34 +157,15 @@ static void yield_cpu_while_idle(bolts_pool_t *pool) {
     atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
 }
 
-bool bolts__pool_begin_search(bolts_pool_t *pool, int64_t now, bool may_refuse) {
-    uint32_t cap = pool->target > 1 ? pool->target / 2 : 1;
-    bool capped = BOLTS_POOL_SEARCHER_CAP && may_refuse && bolts__pool_idle_spin_ns(now) == BOLTS_POOL_SPIN_NS;
-    /* Relaxed, the load and the CAS: a count (I5), which parkers and notifiers fence
-     * around. A refusal reads it only to decide whether to spin; it creates no duty, so a
-     * stale value costs a spin or a park, never a job. */
-    unsigned n = atomic_load_explicit(&pool->searching, memory_order_relaxed);
-    do {
-        if (capped && n >= cap) return false;
-    } while (!atomic_compare_exchange_weak_explicit(&pool->searching, &n, n + 1, memory_order_relaxed,
-                                                    memory_order_relaxed));
-    return true;
-}
-
-unsigned bolts_pool_searching_count(bolts_pool_t *pool) {
-    /* Relaxed: a diagnostic read of a count; it orders nothing. */
-    return atomic_load_explicit(&pool->searching, memory_order_relaxed);
-}
-
 /* Spins for up to BOLTS_POOL_SPIN_NS (BOLTS_POOL_SPIN_AWAITED_NS just after an async
  * awaiter off the pools suspended: `bolts__pool_idle_spin_ns`) looking for work: a scan
  * after every pause for the
  * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if built with
  * BOLTS_POOL_SPIN_YIELD and no awaiter off the pools waits or began awaiting lately)
  * scans further apart, the pauses between them doubling up to
- * BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). Called by a searching worker,
- * at `start`. */
-bolts_job_t *bolts__pool_spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen, int64_t start) {
+ * BOLTS_POOL_SPIN_BACKOFF_PAUSES (see the rationale above). Called by a searching worker. */
+bolts_job_t *bolts__pool_spin_for_work(bolts_pool_t *pool, struct bolts_pool_slot *self, bool *stolen) {
+    int64_t start = bolts__now_ns();
     int64_t deadline = start + bolts__pool_idle_spin_ns(start);
     int64_t now = start;
     unsigned pauses = 1;

@@ -121,11 +121,12 @@ static void *worker_main(void *arg) {
         bool stolen = false;
         bolts_job_t *job = bolts__pool_find_work(pool, self, &stolen);
         if (!IS_JOB(job)) {
-            int64_t now = bolts__now_ns();
-            /* Refused by the searcher cap (only when every queue was empty, not merely held
-             * by another consumer): park at once, its re-scan being the last look (I3). */
-            if (!searching) searching = bolts__pool_begin_search(pool, now, job == FOUND_NOTHING);
-            if (searching && !self->restrained) job = bolts__pool_spin_for_work(pool, self, &stolen, now);
+            if (!searching) {
+                /* Relaxed: a count (I5); parkers and notifiers fence around it. */
+                atomic_fetch_add_explicit(&pool->searching, 1, memory_order_relaxed);
+                searching = true;
+            }
+            if (!self->restrained) job = bolts__pool_spin_for_work(pool, self, &stolen);
         }
         if (IS_JOB(job)) {
             self->restrained_park = BOLTS_POOL_RESTRAIN_NS; /* it runs a job: no park grows (I11) */

@@ -545,48 +545,6 @@ static void test_ramp(int rounds) {
     printf("ramp-up, %d rounds of two jobs that need each other: ok\n", rounds);
 }
 
-/* ---- the searcher cap (BOLTS_POOL_SEARCHER_CAP) ---- */
-/* A pool of `n` runs `n` jobs that wait for each other, so that every worker is awake (the
- * ramp-up of I5), and then end together with nothing queued. The workers then run dry at
- * once; while they spin and park, the test thread reads the searching count for 2 ms. With
- * nothing submitted no claimer counts a worker, so no read may exceed the cap, max(1, n / 2);
- * some read must see a searcher. Built with the cap off (BOLTS_POOL_SEARCHER_CAP=0), a pool of
- * 2 shows both searching here. */
-static atomic_int cap_started;
-static int cap_workers;
-static void cap_job(void *ctx) {
-    (void)ctx;
-    atomic_fetch_add_explicit(&cap_started, 1, memory_order_relaxed);
-    int64_t t0 = now();
-    while (atomic_load_explicit(&cap_started, memory_order_relaxed) % cap_workers != 0 && now() - t0 < 3000000000LL) {
-    }
-}
-static void searcher_cap_rounds(int n, int rounds) {
-    cap_workers = n;
-    atomic_store(&cap_started, 0);
-    bolts_pool_t *pool = bolts_pool_create((uint32_t)n, "cap");
-    unsigned cap = n > 1 ? (unsigned)n / 2 : 1, highest = 0, seen = 0;
-    for (int round = 0; round < rounds; round++) {
-        for (int i = 0; i < n; i++) bolts_pool_submit(pool, bolts_job_create(cap_job, NULL));
-        while (atomic_load_explicit(&cap_started, memory_order_relaxed) < n * (round + 1)) usleep(50);
-        int64_t t0 = now();
-        while (now() - t0 < 2000000) {
-            unsigned k = bolts_pool_searching_count(pool);
-            if (k > highest) highest = k;
-            seen += k != 0;
-        }
-    }
-    bolts_pool_shutdown(pool, true); bolts_pool_release(pool);
-    if (BOLTS_POOL_SEARCHER_CAP) CHECK(highest <= cap);
-    CHECK(seen > 0);
-    printf("searcher cap, %d bursts on a pool of %d: at most %u searching (cap %u%s): ok\n", rounds, n, highest, cap,
-           BOLTS_POOL_SEARCHER_CAP ? "" : ", off");
-}
-static void test_searcher_cap(int rounds) {
-    searcher_cap_rounds(2, rounds);
-    searcher_cap_rounds(4, rounds);
-}
-
 /* ---- serial ordering ---- */
 struct sjob { bolts_job_t job; int producer; long seq; };
 static long last_seq[8]; static atomic_int inside; static atomic_long sdone; static bolts_serial_t *cur_serial;
@@ -865,7 +823,6 @@ int main(int argc, char **argv) {
     }
     if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "hops") == 0) { test_hops(400000); return 0; }
-    if (argc > 1 && strcmp(argv[1], "cap") == 0) { test_searcher_cap(argc > 2 ? atoi(argv[2]) : 20); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     if (argc > 1 && strcmp(argv[1], "foreign") == 0) { test_foreign_blocking(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "spares") == 0) { test_spares_exit(argc > 2 ? atoi(argv[2]) : 20); return 0; }
@@ -882,7 +839,6 @@ int main(int argc, char **argv) {
     test_ramp(20000);
     test_idle_spin_yields(400);
     test_hops(400000);
-    test_searcher_cap(20);
     printf("all ok\n");
     return 0;
 }

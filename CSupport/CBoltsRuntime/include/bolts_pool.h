@@ -41,11 +41,7 @@
  *      so that duty is not dropped. A searcher that gives its CPU away mid-spin
  *      (built with BOLTS_POOL_SPIN_YIELD) leaves the count for that moment and rejoins
  *      it to scan again: while it is off, producers wake a parked worker rather than
- *      wait for it. At most max(1, N / 2) workers join the count on their own
- *      (BOLTS_POOL_SEARCHER_CAP; lifted while an async awaiter off the pools suspended
- *      lately): a worker that runs dry while that many search parks at once, with its
- *      park's re-scan of I3, and no producer relied on it. A claimer's count (I4) and a
- *      cancelled park's are exempt, so the count may briefly stand above the cap.
+ *      wait for it.
  *  I6  A worker that blocks inside `bolts_task_wait` leaves the count of unblocked
  *      workers; if it drops below N, a spare thread is woken or a new one is started
  *      (a compensating worker), which retires to a spare at its next idle scan if the
