@@ -238,8 +238,7 @@ extern "C" {
 /** The idle spin, in nanoseconds, of a worker that would start spinning now, on any pool:
  *  BOLTS_POOL_SPIN_AWAITED_NS within that long of the last suspension of an async awaiter
  *  off the pools on a pool's task (`bolts_task_await_suspend_begin`), else
- *  BOLTS_POOL_SPIN_EAGER_NS while a pool's monitor last found every CPU of the machine
- *  taken by other runnable threads, else BOLTS_POOL_SPIN_NS. For tests and diagnostics. */
+ *  BOLTS_POOL_SPIN_NS. For tests and diagnostics. */
 int64_t bolts_pool_idle_spin_ns(void);
 
 /** When the last noted suspension of an async awaiter off the pools on a pool's task was

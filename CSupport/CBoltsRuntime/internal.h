@@ -40,14 +40,8 @@ void bolts__pool_note_suspended_awaiter(int64_t now);
 
 /* The idle spin, in nanoseconds, of a worker that starts spinning at `now`:
  * BOLTS_POOL_SPIN_AWAITED_NS within that long of a noted suspension, else
- * BOLTS_POOL_SPIN_EAGER_NS while the last noted sample found every CPU taken, else
  * BOLTS_POOL_SPIN_NS. */
 int64_t bolts__pool_idle_spin_ns(int64_t now);
-
-/* Called by a pool's monitor at each look with whether every CPU of the machine has a
- * runnable thread other than the pools' searchers: while one had, idle spins are cut to
- * their eager part (pool_spin.c, the CPU gate). */
-void bolts__pool_note_cpus_taken(bool taken);
 
 /* Adds `delta` (+1 or -1) to the count of async awaiters of pool tasks that are suspended
  * (`bolts_task_await_suspend_begin`/`_end`): while it is above zero, idle workers keep

@@ -61,10 +61,6 @@
  * Waits the pool sees (I6) are always compensated: a thread waiting on a task could
  * otherwise wait for a job that only that thread would run.
  *
- * What else it reads. At each look the monitor also samples whether the machine's CPUs are
- * all taken, for the idle spin's CPU gate (pool_spin.c): one read of `/proc/loadavg`, on a
- * thread that wakes anyway, in place of a clock or run-queue read in every worker's scan.
- *
  * What the pool says. Each mark makes a report (pool_report.c): the thread's
  * system call and stack, captured here without stopping it (diagnostics.c), and, when the
  * mark is undone, a report of how long the job held its worker in all. A job's start is
@@ -171,31 +167,6 @@ static bool asleep(int tid) {
     char *end = strrchr(text, ')');
     if (end == NULL || end[1] != ' ') return false;
     return end[2] == 'S' || end[2] == 'D';
-}
-
-/* The CPU gate's sample (pool_spin.c): whether each of the machine's `cpus` has a runnable
- * thread other than this monitor and the pool's searchers, by the count of runnable
- * threads in `/proc/loadavg` ("0.52 0.58 0.59 3/411 12345": 3, this thread included).
- * Searchers of other pools count as taking a CPU; an unreadable file counts as a CPU free,
- * which is the spin the pool had without the gate. */
-static void sample_cpus(bolts_pool_t *pool, long cpus) {
-    int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    char text[128];
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0) return;
-    text[n] = 0;
-    const char *field = text;
-    for (int skip = 0; skip < 3 && field != NULL; skip++) {
-        field = strchr(field, ' ');
-        if (field != NULL) field++;
-    }
-    if (field == NULL) return;
-    long runnable = strtol(field, NULL, 10);
-    /* Relaxed: a count, read as a hint (the sample is one already). */
-    long searchers = (long)atomic_load_explicit(&pool->searching, memory_order_relaxed);
-    bolts__pool_note_cpus_taken(runnable - 1 - searchers >= cpus);
 }
 
 /* Counts `slot`'s worker as blocked in its job (I12); `top_up` then compensates as I6
@@ -444,10 +415,8 @@ static void *monitor_main(void *arg) {
     struct growth growth = {.allowance = BOLTS_POOL_GROWTH_FREE};
     int64_t tick = BOLTS_POOL_BLOCKED_NS / 2;
     int64_t previous = bolts__now_ns();
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN); /* the machine's, as /proc/loadavg counts */
     /* Acquire: pairs with the release in `bolts__pool_monitor_close`. */
     while (seen != NULL && atomic_load_explicit(&pool->monitor_stop, memory_order_acquire) == 0) {
-        sample_cpus(pool, cpus > 0 ? cpus : 1);
         int64_t now = bolts__now_ns();
         struct look found = look(pool, seen, now, previous);
         previous = now;

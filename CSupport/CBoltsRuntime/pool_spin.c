@@ -49,20 +49,6 @@
  * time slice ends, longer than the awaiter's spin. Process-wide, because an awaiter knows
  * a task's pool only while its job is queued.
  *
- * The CPU gate. A spin is worth its CPU only when that CPU has nothing else to run: where
- * every CPU of the machine already has a runnable thread (an event loop with a ready
- * request, a producer), a worker that spins holds a CPU that thread waits for, and the job
- * it hopes to find would mostly come from that very thread. So while the monitor's last
- * sample (`bolts__pool_note_cpus_taken`, from `/proc/loadavg`'s count of runnable threads,
- * less the pool's own searchers and the monitor) found every CPU taken, the plain idle spin
- * is cut to its eager part (BOLTS_POOL_SPIN_EAGER_NS) and the worker parks after it. The
- * sample is taken by a thread that already wakes (the monitor, at each look: at least every
- * BOLTS_POOL_MONITOR_QUIET_NS while any worker is awake), so a busy server pays one file
- * read per look and no clock read per scan. The spin after an awaiter suspended is kept
- * whole: that awaiter counts on a worker being awake when its resumption submits the next
- * task. A stale sample only makes a spin longer or shorter; parking is as correct after
- * either (I5's re-scan before the park).
- *
  * Spin density (BOLTS_POOL_SPIN_EAGER_NS, BOLTS_POOL_SPIN_BACKOFF_PAUSES). A scan reads
  * every queue's tail and head, and the steal grace (I10) reads the owner's `executed`
  * count and the clock: lines that a busy worker writes on every submission to its own
@@ -95,28 +81,11 @@ void bolts__pool_note_suspended_awaiter(int64_t now) {
     }
 }
 
-/* Whether the monitor's last sample found every CPU of the machine taken by a thread other
- * than the pools' searchers (`bolts__pool_note_cpus_taken`). Process-wide: the CPUs are the
- * machine's, and any pool's monitor may sample them. */
-static atomic_bool cpus_taken;
-
-void bolts__pool_note_cpus_taken(bool taken) {
-    /* Relaxed, both: a hint for the length of idle spins, which orders no other memory (a
-     * stale value makes one spin shorter or longer). Stored only when it changes, so that
-     * the monitors of several pools do not pass the line to and fro. */
-    if (atomic_load_explicit(&cpus_taken, memory_order_relaxed) != taken) {
-        atomic_store_explicit(&cpus_taken, taken, memory_order_relaxed);
-    }
-}
-
 int64_t bolts__pool_idle_spin_ns(int64_t now) {
     /* Relaxed: see `bolts__pool_note_suspended_awaiter`. */
     int64_t suspended = atomic_load_explicit(&awaiter_suspended_ns, memory_order_relaxed);
     bool awaited = BOLTS_POOL_SPIN_AWAITED_NS > BOLTS_POOL_SPIN_NS && now - suspended < BOLTS_POOL_SPIN_AWAITED_NS;
-    if (awaited) return BOLTS_POOL_SPIN_AWAITED_NS;
-    /* Relaxed: see `bolts__pool_note_cpus_taken`. */
-    bool taken = atomic_load_explicit(&cpus_taken, memory_order_relaxed);
-    return taken && BOLTS_POOL_SPIN_EAGER_NS < BOLTS_POOL_SPIN_NS ? BOLTS_POOL_SPIN_EAGER_NS : BOLTS_POOL_SPIN_NS;
+    return awaited ? BOLTS_POOL_SPIN_AWAITED_NS : BOLTS_POOL_SPIN_NS;
 }
 
 int64_t bolts_pool_idle_spin_ns(void) { return bolts__pool_idle_spin_ns(bolts__now_ns()); }
@@ -189,8 +158,7 @@ static void yield_cpu_while_idle(bolts_pool_t *pool) {
 }
 
 /* Spins for up to BOLTS_POOL_SPIN_NS (BOLTS_POOL_SPIN_AWAITED_NS just after an async
- * awaiter off the pools suspended, BOLTS_POOL_SPIN_EAGER_NS while the CPU gate finds every
- * CPU taken: `bolts__pool_idle_spin_ns`) looking for work: a scan
+ * awaiter off the pools suspended: `bolts__pool_idle_spin_ns`) looking for work: a scan
  * after every pause for the
  * first BOLTS_POOL_SPIN_EAGER_NS, then (after giving the CPU away once, if built with
  * BOLTS_POOL_SPIN_YIELD and no awaiter off the pools waits or began awaiting lately)

@@ -725,65 +725,6 @@ static void test_idle_spin_yields(int rounds) {
     idle_spin_rounds(rounds, YI_SPUN);
 }
 
-/* ---- the idle spin's CPU gate: a spin cut short while every CPU is taken ---- */
-/* A pool of one worker whose job keeps its monitor looking (the job sleeps in steps of a
- * millisecond, so the worker is never parked) and reads the spin an idle worker would
- * start with (`bolts_pool_idle_spin_ns`). While one more thread than the machine has CPUs
- * spins, every CPU is taken: within a few of the monitor's looks the spin must be the
- * eager part alone (BOLTS_POOL_SPIN_EAGER_NS). Once they stop, and nothing else keeps the
- * machine busy (run.sh runs alone), it must be BOLTS_POOL_SPIN_NS again. Each side is
- * waited for, 10 s at most. */
-static atomic_int gate_stop;
-static atomic_int gate_done;
-static int64_t gate_want;
-static bool gate_seen;
-static void *gate_spinner(void *arg) {
-    (void)arg;
-    /* Relaxed: a flag polled to end a busy loop; nothing is published with it. */
-    while (!atomic_load_explicit(&gate_stop, memory_order_relaxed)) {}
-    return NULL;
-}
-static void gate_job(void *ctx) {
-    (void)ctx;
-    int64_t deadline = now() + 10000000000LL;
-    while (now() < deadline && !(gate_seen = bolts_pool_idle_spin_ns() == gate_want)) usleep(1000);
-    /* Release: publishes `gate_seen` to the test's acquire load. */
-    atomic_store_explicit(&gate_done, 1, memory_order_release);
-}
-/* Whether the spin an idle worker would start with became `spin` within 10 s. */
-static bool gate_reaches(bolts_pool_t *pool, int64_t spin) {
-    gate_want = spin; /* published by the submission */
-    atomic_store_explicit(&gate_done, 0, memory_order_relaxed);
-    bolts_pool_submit(pool, bolts_job_create(gate_job, NULL));
-    /* Acquire: pairs with the job's release store. */
-    while (!atomic_load_explicit(&gate_done, memory_order_acquire)) usleep(1000);
-    return gate_seen;
-}
-static void test_cpu_gate(void) {
-    if (BOLTS_POOL_SPIN_EAGER_NS >= BOLTS_POOL_SPIN_NS) { printf("cpu gate: not judged (no spin to cut)\n"); return; }
-    bolts_pool_t *pool = bolts_pool_create(1, "gate");
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int spinners = (int)(cpus > 0 ? cpus : 1) + 1;
-    pthread_t *threads = calloc((size_t)spinners, sizeof *threads);
-    atomic_store_explicit(&gate_stop, 0, memory_order_relaxed);
-    for (int i = 0; i < spinners; i++) CHECK(pthread_create(&threads[i], NULL, gate_spinner, NULL) == 0);
-    bool shut = gate_reaches(pool, BOLTS_POOL_SPIN_EAGER_NS);
-    atomic_store_explicit(&gate_stop, 1, memory_order_relaxed);
-    for (int i = 0; i < spinners; i++) pthread_join(threads[i], NULL);
-    free(threads);
-    if (!shut) fprintf(stderr, "with %d threads spinning on %ld CPUs, idle spins stayed %lld ns\n", spinners, cpus,
-                       (long long)bolts_pool_idle_spin_ns());
-    CHECK(shut);
-    bool open = gate_reaches(pool, BOLTS_POOL_SPIN_NS);
-    if (!open) fprintf(stderr, "with the spinners stopped, idle spins stayed %lld ns (is the machine busy?)\n",
-                       (long long)bolts_pool_idle_spin_ns());
-    CHECK(open);
-    CHECK(bolts_pool_shutdown(pool, true) == 0);
-    bolts_pool_release(pool);
-    printf("cpu gate: spin cut to %.1f us with %d threads spinning on %ld CPUs, %.1f us after: ok\n",
-           BOLTS_POOL_SPIN_EAGER_NS / 1e3, spinners, cpus, BOLTS_POOL_SPIN_NS / 1e3);
-}
-
 /* ---- hops from off the pool (`bolts_pool_submit_hop`) ---- */
 /* First, exactly once: four threads each hand over hops without waiting for them, so
  * every wait races the others' hops; every job must run once. Then three loops on a pool
@@ -882,7 +823,6 @@ int main(int argc, char **argv) {
     }
     if (argc > 1 && strcmp(argv[1], "yield") == 0) { test_idle_spin_yields(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "hops") == 0) { test_hops(400000); return 0; }
-    if (argc > 1 && strcmp(argv[1], "gate") == 0) { test_cpu_gate(); return 0; }
     if (argc > 1 && strcmp(argv[1], "ramp") == 0) { test_ramp(argc > 2 ? atoi(argv[2]) : 100000); return 0; }
     if (argc > 1 && strcmp(argv[1], "foreign") == 0) { test_foreign_blocking(argc > 2 ? atoi(argv[2]) : 400); return 0; }
     if (argc > 1 && strcmp(argv[1], "spares") == 0) { test_spares_exit(argc > 2 ? atoi(argv[2]) : 20); return 0; }
@@ -898,7 +838,6 @@ int main(int argc, char **argv) {
     test_spares_exit(20);
     test_ramp(20000);
     test_idle_spin_yields(400);
-    test_cpu_gate();
     test_hops(400000);
     printf("all ok\n");
     return 0;

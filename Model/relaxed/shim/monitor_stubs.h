@@ -8,10 +8,6 @@
  * - `/proc/self/task/<tid>/stat` (`open`, `read`, `close` in `asleep`): a stat line
  *   "tid (name) X", X being the model's answer: S (asleep) or R (running).
  *
- * - `/proc/loadavg` (the CPU gate's sample, `sample_cpus`): a runnable count of 1 or 64,
- *   the model's choice at each read, so that idle spins run both with the gate open and
- *   shut (a hint ordering nothing, whose every value parking must survive).
- *
  * The answers are those of a thread that never runs and is always asleep when looked at:
  * the verdict the monitor reaches for a job blocked where the pool cannot see it. It
  * reaches it for any job seen on enough looks, right or wrong, so a job that merely takes
@@ -32,20 +28,18 @@ static int shim_monitor_clock_gettime(clockid_t id, struct timespec *ts) {
     return 0;
 }
 
-enum { SHIM_PROC_FD = 1000, SHIM_LOADAVG_FD = 1001 };
+enum { SHIM_PROC_FD = 1000 };
 static int shim_proc_open(const char *path, int flags) {
     (void)flags;
-    if (strcmp(path, "/proc/loadavg") == 0) return SHIM_LOADAVG_FD;
-    RL_ASSERT(strncmp(path, "/proc/self/task/", 16) == 0 && "only a thread's stat file and loadavg are modelled");
+    RL_ASSERT(strncmp(path, "/proc/self/task/", 16) == 0 && "only a thread's stat file is modelled");
     return SHIM_PROC_FD;
 }
 static ssize_t shim_proc_read(int fd, char *buf, size_t n) {
-    if (fd == SHIM_LOADAVG_FD) return (ssize_t)snprintf(buf, n, "0.00 0.00 0.00 %d/99 1", rl::rand(2) ? 64 : 1);
     RL_ASSERT(fd == SHIM_PROC_FD);
     return (ssize_t)snprintf(buf, n, "1 (relacy) S 0");
 }
 static int shim_proc_close(int fd) {
-    RL_ASSERT(fd == SHIM_PROC_FD || fd == SHIM_LOADAVG_FD);
+    RL_ASSERT(fd == SHIM_PROC_FD);
     return 0;
 }
 
